@@ -1,0 +1,39 @@
+# geopipe: `make demo` and `make test` set up everything on a fresh Debian machine.
+SWIFT ?= swift
+DATA ?= ../shared/data
+FUZZ_SECONDS ?= 60
+BIN := .build/debug/geopipe
+RELEASE_BIN := .build/release/geopipe
+
+.PHONY: all deps build release demo test bench fuzz lint clean
+
+all: build
+
+deps:
+	@Scripts/install-deps.sh
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release
+
+demo: build
+	@mkdir -p out
+	Scripts/demo.sh $(BIN)
+
+test: deps
+	$(SWIFT) build
+	$(SWIFT) test
+
+bench: release
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
+
+fuzz: deps
+	Scripts/fuzz.sh $(FUZZ_SECONDS)
+
+lint:
+	$(SWIFT) format lint --strict -r Sources Tests
+
+clean:
+	rm -rf .build .build-fuzz out

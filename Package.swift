@@ -1,0 +1,47 @@
+// swift-tools-version:6.2
+import Foundation
+import PackageDescription
+
+let strict: [SwiftSetting] = [.treatAllWarnings(as: .error)]
+
+var targets: [Target] = [
+  .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+                 providers: [.apt(["zlib1g-dev"])]),
+  .systemLibrary(name: "CPROJ", path: "Sources/CPROJ", pkgConfig: "proj",
+                 providers: [.apt(["libproj-dev"])]),
+  .target(name: "GeoPipeCore", swiftSettings: strict),
+  .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: strict),
+  .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
+  .target(
+    name: "GeoPipeStages", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry"],
+    swiftSettings: strict),
+  .executableTarget(name: "geopipe", dependencies: ["GeoPipeStages"], swiftSettings: strict),
+  .testTarget(name: "GeoPipeCoreTests", dependencies: ["GeoPipeCore"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeStagesTests", dependencies: ["GeoPipeStages"], swiftSettings: strict),
+  .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
+]
+
+var products: [Product] = [
+  .executable(name: "geopipe", targets: ["geopipe"]),
+  .library(name: "GeoPipe", targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages"]),
+]
+
+// libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
+// `main` of their own and link only with `--sanitize fuzzer`.
+if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
+  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT"] {
+    targets.append(
+      .executableTarget(name: name, dependencies: ["GeoPipeIO"], path: "Fuzz/\(name)"))
+    products.append(.executable(name: name, targets: [name]))
+  }
+}
+
+let package = Package(
+  name: "geopipe",
+  platforms: [.macOS(.v14)],
+  products: products,
+  targets: targets
+)

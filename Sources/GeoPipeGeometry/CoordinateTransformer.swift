@@ -1,0 +1,83 @@
+internal import CPROJ
+import GeoPipeCore
+
+/// Transforms coordinates between coordinate reference systems with PROJ.
+///
+/// Axis order is normalised for visualisation (`proj_normalize_for_visualization`), so x is
+/// always longitude or easting and y latitude or northing, whatever the CRS definition says
+/// (EPSG:4326 is latitude-first in PROJ). One transformer owns one PROJ context: use one per
+/// thread.
+public final class CoordinateTransformer {
+  /// The source CRS as given.
+  public let source: String
+  /// The target CRS as given.
+  public let target: String
+  private let context: OpaquePointer
+  private let transformation: OpaquePointer
+
+  /// Creates a transformation; CRSs are EPSG codes (`EPSG:3857`), PROJ strings or WKT.
+  public init(from source: String, to target: String) throws {
+    self.source = source
+    self.target = target
+    guard let context = proj_context_create() else {
+      throw GeoPipeError("cannot create a PROJ context", status: .ioError)
+    }
+    proj_log_level(context, PJ_LOG_NONE)
+    guard let raw = proj_create_crs_to_crs(context, source, target, nil) else {
+      let reason = Self.message(context)
+      proj_context_destroy(context)
+      throw GeoPipeError.usage(
+        "cannot transform from '\(source)' to '\(target)': \(reason)")
+    }
+    guard let normalized = proj_normalize_for_visualization(context, raw) else {
+      let reason = Self.message(context)
+      proj_destroy(raw)
+      proj_context_destroy(context)
+      throw GeoPipeError.usage("cannot normalise the axis order of '\(source)': \(reason)")
+    }
+    proj_destroy(raw)
+    self.context = context
+    transformation = normalized
+  }
+
+  deinit {
+    proj_destroy(transformation)
+    proj_context_destroy(context)
+  }
+
+  /// Whether `crs` names WGS84 longitude/latitude as geopipe uses it between stages.
+  public static func isWGS84(_ crs: String) -> Bool {
+    ["epsg:4326", "wgs84", "crs84", "ogc:crs84", "urn:ogc:def:crs:ogc:1.3:crs84", "epsg:4979"]
+      .contains(crs.lowercased())
+  }
+
+  /// Transforms every position of `geometry` in place.
+  public func transform(_ geometry: inout Geometry) throws {
+    var failed = false
+    geometry.transformXY { x, y in
+      var coordinate = PJ_COORD(xyzt: PJ_XYZT(x: x, y: y, z: 0, t: .infinity))
+      coordinate = proj_trans(transformation, PJ_FWD, coordinate)
+      let nx = coordinate.xyzt.x
+      let ny = coordinate.xyzt.y
+      if nx.isFinite && ny.isFinite {
+        x = nx
+        y = ny
+      } else {
+        failed = true
+      }
+    }
+    if failed {
+      throw GeoPipeError.data(
+        "a position cannot be transformed from \(source) to \(target) "
+          + "(is it inside the CRS's area of use?)", at: nil)
+    }
+  }
+
+  private static func message(_ context: OpaquePointer) -> String {
+    let code = proj_context_errno(context)
+    guard code != 0, let text = proj_context_errno_string(context, code) else {
+      return "PROJ does not know this CRS"
+    }
+    return String(cString: text)
+  }
+}

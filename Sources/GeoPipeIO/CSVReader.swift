@@ -1,0 +1,371 @@
+import GeoPipeCore
+
+/// Streams features from delimited text (RFC 4180): quoted fields, doubled quotes, line breaks
+/// inside quotes, CRLF or LF, a UTF-8 BOM, and `,` `;` tab or `|` delimiters.
+///
+/// Coordinates come from latitude/longitude columns found by name or named in the options,
+/// or from a WKT column; those columns become the geometry and leave the properties. A file
+/// without coordinate columns reads as features without geometry.
+public final class CSVReader: FeatureSource {
+  /// The column names from the header, in order.
+  public private(set) var header: [String] = []
+  /// The detected or given delimiter.
+  public private(set) var delimiter: UInt8 = 0x2C
+  /// The number of features returned so far.
+  public private(set) var featureCount = 0
+  /// The number of bad rows skipped (with `--on-error skip`).
+  public private(set) var skippedCount = 0
+  /// Bytes consumed from the input so far.
+  public var bytesRead: Int { buffer.bytesRead }
+
+  private let buffer: InputBuffer
+  private let options: ReadOptions
+  private var cursor = 0
+  private var geometrySource = GeometrySource.none
+  private var propertyColumns: [Int] = []
+  private var fields: [Range<Int>] = []
+  private var quoted: [Bool] = []
+
+  private enum GeometrySource {
+    case none
+    case latLon(lat: Int, lon: Int)
+    case wkt(Int)
+  }
+
+  /// Reads the header and works out where the coordinates are.
+  public init(buffer: InputBuffer, options: ReadOptions = ReadOptions()) throws {
+    self.buffer = buffer
+    self.options = options
+    try readHeader()
+  }
+
+  /// The next feature, or nil at the end of the input.
+  public func next() throws -> Feature? {
+    while true {
+      guard try readRecord() else { return nil }
+      if fields.count == 1 && fields[0].isEmpty && header.count > 1 { continue }  // blank line
+      do {
+        let feature = try makeFeature()
+        featureCount += 1
+        return feature
+      } catch let error as GeoPipeError where options.onError == .skip {
+        skippedCount += 1
+        options.diagnostics(
+          ReadDiagnostic(severity: "warning", message: "skipped: \(error.message)", location: error.location))
+      }
+    }
+  }
+
+  // MARK: Header
+
+  private func readHeader() throws {
+    delimiter = options.csv.delimiter ?? detectDelimiter()
+    guard try readRecord() else { return }
+    let recordStart = fields.first?.lowerBound ?? 0
+    header = try fields.indices.map { try text(of: $0) }
+    var seen: [String: Int] = [:]
+    for (k, name) in header.enumerated() {
+      if seen[name] != nil {
+        throw GeoPipeError.data(
+          "duplicate column name \"\(name)\": column names must be distinct",
+          at: buffer.location(of: fields[k].lowerBound))
+      }
+      seen[name] = k
+    }
+    geometrySource = try chooseGeometryColumns(at: recordStart)
+    let used: Set<Int> =
+      switch geometrySource {
+      case .none: []
+      case .latLon(let lat, let lon): [lat, lon]
+      case .wkt(let column): [column]
+      }
+    propertyColumns = header.indices.filter { !used.contains($0) }
+  }
+
+  private func detectDelimiter() -> UInt8 {
+    let candidates: [UInt8] = [0x2C, 0x3B, 0x09, 0x7C]
+    var counts = [Int](repeating: 0, count: candidates.count)
+    var inQuotes = false
+    var k = 0
+    while k < buffer.end {
+      let c = buffer.bytes[k]
+      if c == 0x22 { inQuotes.toggle() }
+      if !inQuotes {
+        if c == 0x0A || c == 0x0D { break }
+        if let slot = candidates.firstIndex(of: c) { counts[slot] += 1 }
+      }
+      k += 1
+    }
+    var best = 0
+    for slot in counts.indices where counts[slot] > counts[best] { best = slot }
+    return candidates[best]
+  }
+
+  private func column(named name: String, option: String, at index: Int) throws -> Int {
+    if let exact = header.firstIndex(of: name) { return exact }
+    let lowered = name.lowercased()
+    if let loose = header.firstIndex(where: { $0.lowercased() == lowered }) { return loose }
+    throw GeoPipeError(
+      "\(option) names column \"\(name)\", which is not in the header "
+        + "(columns: \(header.map { "\"\($0)\"" }.joined(separator: ", ")))",
+      at: buffer.location(of: index), status: .usage)
+  }
+
+  private func find(_ names: [String], what: String, option: String, at index: Int) throws -> Int? {
+    let matches = header.indices.filter {
+      names.contains(header[$0].trimmingSpaces().lowercased())
+    }
+    guard matches.count <= 1 else {
+      let list = matches.map { "\"\(header[$0])\"" }.joined(separator: ", ")
+      throw GeoPipeError.data(
+        "ambiguous \(what) columns \(list): choose one with \(option)", at: buffer.location(of: index))
+    }
+    return matches.first
+  }
+
+  private func chooseGeometryColumns(at index: Int) throws -> GeometrySource {
+    let csv = options.csv
+    if let name = csv.geometryColumn {
+      return .wkt(try column(named: name, option: "--geometry", at: index))
+    }
+    if csv.latitudeColumn != nil || csv.longitudeColumn != nil {
+      guard let latName = csv.latitudeColumn, let lonName = csv.longitudeColumn else {
+        throw GeoPipeError.usage("--lat and --lon go together: name both columns")
+      }
+      return .latLon(
+        lat: try column(named: latName, option: "--lat", at: index),
+        lon: try column(named: lonName, option: "--lon", at: index))
+    }
+    let lat = try find(["latitude", "lat", "y"], what: "latitude", option: "--lat", at: index)
+    let lon = try find(
+      ["longitude", "lon", "lng", "long", "x"], what: "longitude", option: "--lon", at: index)
+    let wkt = try find(["wkt", "geometry", "geom"], what: "geometry", option: "--geometry", at: index)
+    if let lat, let lon {
+      if let wkt {
+        throw GeoPipeError.data(
+          "both coordinate columns (\"\(header[lon])\", \"\(header[lat])\") and a geometry column "
+            + "(\"\(header[wkt])\") were found: choose with --lat/--lon or --geometry",
+          at: buffer.location(of: index))
+      }
+      return .latLon(lat: lat, lon: lon)
+    }
+    if let wkt { return .wkt(wkt) }
+    return .none
+  }
+
+  // MARK: Records
+
+  /// Reads one record into `fields`; false at the end of the input.
+  private func readRecord() throws -> Bool {
+    while true {
+      let mark = cursor
+      do {
+        return try scanRecord()
+      } catch is NeedMoreInput {
+        guard let shift = try buffer.refill(keepingFrom: mark) else {
+          throw GeoPipeError.data("unexpected end of input", at: buffer.location(of: buffer.end))
+        }
+        cursor = mark - shift
+      }
+    }
+  }
+
+  private func scanRecord() throws -> Bool {
+    let base = buffer.bytes
+    let end = buffer.end
+    let final = buffer.isAtEOF
+    var i = cursor
+    guard i < end else {
+      if final { return false }
+      throw NeedMoreInput()
+    }
+    fields.removeAll(keepingCapacity: true)
+    quoted.removeAll(keepingCapacity: true)
+    let d = delimiter
+    while true {
+      if i < end && base[i] == 0x22 {
+        let open = i
+        i += 1
+        while true {
+          guard i < end else {
+            if final {
+              throw GeoPipeError.data(
+                "unterminated quoted field: add the closing '\"'", at: buffer.location(of: open))
+            }
+            throw NeedMoreInput()
+          }
+          if base[i] == 0x22 {
+            if i + 1 < end && base[i + 1] == 0x22 {
+              i += 2
+              continue
+            }
+            if i + 1 >= end && !final { throw NeedMoreInput() }
+            break
+          }
+          i += 1
+        }
+        fields.append((open + 1)..<i)
+        quoted.append(true)
+        i += 1
+        if i < end, base[i] != d, base[i] != 0x0A, base[i] != 0x0D {
+          throw GeoPipeError.data(
+            "unexpected character after a closing quote: a quote inside a quoted field is "
+              + "written as two quotes (\"\")", at: buffer.location(of: i))
+        }
+      } else {
+        let start = i
+        while i < end {
+          let c = base[i]
+          if c == d || c == 0x0A || c == 0x0D { break }
+          i += 1
+        }
+        if i == end && !final { throw NeedMoreInput() }
+        fields.append(start..<i)
+        quoted.append(false)
+      }
+      guard i < end else { break }
+      let c = base[i]
+      if c == d {
+        i += 1
+        continue
+      }
+      // End of record: LF, CR or CRLF.
+      if c == 0x0D {
+        if i + 1 >= end && !final { throw NeedMoreInput() }
+        i += 1
+        if i < end && base[i] == 0x0A { i += 1 }
+      } else {
+        i += 1
+      }
+      break
+    }
+    cursor = i
+    return true
+  }
+
+  private func text(of field: Int) throws -> String {
+    let range = fields[field]
+    let bytes = UnsafeBufferPointer(start: buffer.bytes + range.lowerBound, count: range.count)
+    guard var value = String(validating: bytes, as: UTF8.self) else {
+      throw GeoPipeError.data(
+        "invalid UTF-8 text: convert the file to UTF-8 (e.g. with iconv)",
+        at: buffer.location(of: range.lowerBound))
+    }
+    if quoted[field] && value.utf8.contains(0x22) {
+      value = value.replacingDoubledQuotes()
+    }
+    return value
+  }
+
+  // MARK: Features
+
+  private func makeFeature() throws -> Feature {
+    guard fields.count == header.count else {
+      let at = fields.count > header.count ? fields[header.count].lowerBound : fields[fields.count - 1].upperBound
+      throw GeoPipeError.data(
+        "row has \(fields.count) field\(fields.count == 1 ? "" : "s"), the header has \(header.count)",
+        at: buffer.location(of: at))
+    }
+    var geometry: Geometry?
+    switch geometrySource {
+    case .none: break
+    case .latLon(let lat, let lon): geometry = try point(lat: lat, lon: lon)
+    case .wkt(let column): geometry = try wkt(column)
+    }
+    var properties = JSONObject()
+    properties.reserveCapacity(propertyColumns.count)
+    for column in propertyColumns {
+      let value = try text(of: column)
+      properties.appendUnchecked(header[column], options.csv.inferTypes ? inferred(value) : .string(value))
+    }
+    return Feature(geometry: geometry, properties: properties)
+  }
+
+  private func point(lat: Int, lon: Int) throws -> Geometry? {
+    let latText = try text(of: lat).trimmingSpaces()
+    let lonText = try text(of: lon).trimmingSpaces()
+    if latText.isEmpty && lonText.isEmpty { return nil }
+    let y = try coordinate(latText, field: lat, name: "latitude", limit: 90)
+    let x = try coordinate(lonText, field: lon, name: "longitude", limit: 180)
+    return .point(Position(x: x, y: y))
+  }
+
+  private func coordinate(_ text: String, field: Int, name: String, limit: Double) throws -> Double {
+    let at = buffer.location(of: fields[field].lowerBound)
+    guard !text.isEmpty else {
+      throw GeoPipeError.data("\(name) is empty while the other coordinate is not", at: at)
+    }
+    var bytes = Array(text.utf8)
+    // Semicolon-separated files often use a decimal comma ("52,37").
+    if delimiter != 0x2C, let comma = bytes.firstIndex(of: 0x2C), !bytes.contains(0x2E),
+      bytes.lastIndex(of: 0x2C) == comma
+    {
+      bytes[comma] = 0x2E
+    }
+    guard let value = bytes.withUnsafeBufferPointer({ parseDecimalLenient($0) }), value.isFinite else {
+      throw GeoPipeError.data("\(name) \"\(text)\" is not a number", at: at)
+    }
+    if options.checkRanges && !(value >= -limit && value <= limit) {
+      throw GeoPipeError.data(
+        "\(name) \(text) is out of range [-\(Int(limit)), \(Int(limit))] "
+          + "(use --crs if these are not WGS84 degrees)", at: at)
+    }
+    return value
+  }
+
+  private func wkt(_ column: Int) throws -> Geometry? {
+    let value = try text(of: column)
+    if value.trimmingSpaces().isEmpty { return nil }
+    do {
+      return try WKTReader.parse(value, checkRanges: options.checkRanges)
+    } catch {
+      var at = buffer.location(of: fields[column].lowerBound)
+      at.column += error.offset
+      throw GeoPipeError.data("invalid WKT: \(error.message)", at: at)
+    }
+  }
+
+  private func inferred(_ value: String) -> JSONValue {
+    if value.isEmpty { return .null }
+    switch value {
+    case "true", "TRUE", "True": return .bool(true)
+    case "false", "FALSE", "False": return .bool(false)
+    default: break
+    }
+    var copy = value
+    return copy.withUTF8 { bytes -> JSONValue in
+      var scanner = JSONScanner(base: bytes.baseAddress!, end: bytes.count, isFinal: true, at: 0)
+      guard let number = try? scanner.parseNumberValue(), scanner.i == bytes.count else {
+        return .string(value)
+      }
+      return number
+    }
+  }
+}
+
+extension String {
+  /// The string without leading and trailing spaces and tabs.
+  func trimmingSpaces() -> String {
+    let utf8 = self.utf8
+    guard let first = utf8.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+      let last = utf8.lastIndex(where: { $0 != 0x20 && $0 != 0x09 })
+    else { return "" }
+    return String(self[first...last])
+  }
+
+  /// Replaces each `""` with `"`, as in the inside of a quoted CSV field.
+  func replacingDoubledQuotes() -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(utf8.count)
+    var previousQuote = false
+    for c in utf8 {
+      if c == 0x22 && previousQuote {
+        previousQuote = false
+        continue
+      }
+      previousQuote = c == 0x22
+      out.append(c)
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+}

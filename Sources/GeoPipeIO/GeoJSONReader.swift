@@ -1,0 +1,281 @@
+import GeoPipeCore
+
+/// Streams features from GeoJSON text: a FeatureCollection (parsed as it streams, also when
+/// it is one line), a Feature, a bare geometry, or a sequence of them separated by newlines
+/// or RS characters (GeoJSONSeq, RFC 8142).
+///
+/// Memory holds one window of input and one feature: the file's size does not matter.
+public final class GeoJSONReader: FeatureSource {
+  /// The number of features returned so far.
+  public private(set) var featureCount = 0
+  /// The number of bad features skipped (with `--on-error skip`).
+  public private(set) var skippedCount = 0
+  /// Bytes consumed from the input so far (decompressed).
+  public var bytesRead: Int { buffer.bytesRead }
+
+  private let buffer: InputBuffer
+  private let options: ReadOptions
+  private var cursor = 0
+  private var state = State.between
+  private var collectionType: String?
+
+  private enum State {
+    case between
+    case inFeatures(first: Bool)
+    case afterFeatures
+    case resync
+    case done
+  }
+
+  private enum Step {
+    case feature(Feature)
+    case again
+    case end
+  }
+
+  /// Reads from an input window.
+  public init(buffer: InputBuffer, options: ReadOptions = ReadOptions()) {
+    self.buffer = buffer
+    self.options = options
+  }
+
+  /// The next feature, or nil at the end of the input.
+  public func next() throws -> Feature? {
+    while true {
+      let mark = cursor
+      do {
+        switch try step() {
+        case .feature(let feature):
+          featureCount += 1
+          return feature
+        case .again: continue
+        case .end: return nil
+        }
+      } catch is NeedMoreInput {
+        guard let shift = try buffer.refill(keepingFrom: mark) else {
+          // Cannot happen: scanners only ask for more before the end of the input.
+          throw GeoPipeError.data("unexpected end of input", at: buffer.location(of: buffer.end))
+        }
+        cursor = mark - shift
+      } catch let error as ScanError {
+        try recover(from: error, recordStart: mark)
+      }
+    }
+  }
+
+  private func scanner(at index: Int) -> JSONScanner {
+    JSONScanner(
+      base: buffer.bytes, end: buffer.end, isFinal: buffer.isAtEOF, at: index,
+      maxDepth: options.maxDepth)
+  }
+
+  private func step() throws -> Step {
+    var s = scanner(at: cursor)
+    switch state {
+    case .done:
+      return .end
+    case .resync:
+      while s.i < s.end && s.base[s.i] != 0x0A && s.base[s.i] != 0x1E { s.i += 1 }
+      if s.i < s.end {
+        cursor = s.i + 1
+        state = .between
+        return .again
+      }
+      cursor = s.end
+      if buffer.isAtEOF {
+        state = .done
+        return .end
+      }
+      throw NeedMoreInput()
+    case .between:
+      while s.i < s.end {
+        let c = s.base[s.i]
+        guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x1E else { break }
+        s.i += 1
+      }
+      guard s.i < s.end else {
+        cursor = s.i
+        if buffer.isAtEOF {
+          state = .done
+          return .end
+        }
+        throw NeedMoreInput()
+      }
+      cursor = s.i
+      let c = s.base[s.i]
+      if c == 0x21 { try readErrorRecord(&s) }
+      guard c == 0x7B else {
+        if c == 0x5B {
+          throw ScanError(
+            "the input is a JSON array; geopipe reads GeoJSON objects (a FeatureCollection, "
+              + "Features or geometries)", at: s.i)
+        }
+        throw s.unexpected("a GeoJSON object")
+      }
+      let parts = try s.parseGeoJSONObject(.top, checkRanges: options.checkRanges, depth: 0)
+      if parts.droppedCRS {
+        note("dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)", at: parts.start)
+      }
+      if parts.startsFeatureCollection {
+        if let type = parts.type, type != "FeatureCollection" {
+          throw ScanError(
+            "an object with \"features\" must be a FeatureCollection, not \"\(type)\"",
+            at: parts.typeIndex, structural: true)
+        }
+        collectionType = parts.type
+        cursor = s.i
+        state = .inFeatures(first: true)
+        return .again
+      }
+      let feature = try makeTopLevelFeature(parts, scanner: s)
+      cursor = s.i
+      guard let feature else { return .again }
+      return .feature(feature)
+    case .inFeatures(let first):
+      if try s.peek() == 0x5D {
+        s.i += 1
+        cursor = s.i
+        state = .afterFeatures
+        return .again
+      }
+      if !first { try s.expect(0x2C, "',' or ']' after a feature") }
+      _ = try s.peek()
+      // Errors in a feature are reported from here, so recovery skips just this feature.
+      cursor = s.i
+      let parts = try s.parseGeoJSONObject(.feature, checkRanges: options.checkRanges, depth: 2)
+      let feature = try makeFeature(parts, scanner: s)
+      cursor = s.i
+      state = .inFeatures(first: false)
+      return .feature(feature)
+    case .afterFeatures:
+      while true {
+        let c = try s.peek()
+        s.i += 1
+        if c == 0x7D { break }
+        guard c == 0x2C else {
+          s.i -= 1
+          throw s.unexpected("',' or '}' after the \"features\" array")
+        }
+        guard try s.peek() == 0x22 else { throw s.unexpected("a string key") }
+        let key = try s.parseString()
+        try s.expect(0x3A, "':' after an object key")
+        let valueIndex = s.i
+        let value = try s.parseValue(depth: 1)
+        if key == "type" {
+          guard collectionType == nil else {
+            throw ScanError("duplicate key \"type\" in an object", at: valueIndex, structural: true)
+          }
+          guard value.stringValue == "FeatureCollection" else {
+            throw ScanError(
+              "an object with \"features\" must be a FeatureCollection", at: valueIndex,
+              structural: true)
+          }
+          collectionType = "FeatureCollection"
+        } else if key == "crs" {
+          note("dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)", at: valueIndex)
+        }
+      }
+      cursor = s.i
+      state = .between
+      return .again
+    }
+  }
+
+  private func makeTopLevelFeature(_ parts: GeoJSONParts, scanner s: JSONScanner) throws -> Feature? {
+    guard let type = parts.type else {
+      throw ScanError("missing \"type\": expected a GeoJSON Feature, FeatureCollection or geometry", at: parts.start, structural: true)
+    }
+    switch type {
+    case "Feature":
+      return try makeFeature(parts, scanner: s)
+    case "FeatureCollection":
+      return nil
+    default:
+      if GeometryKind(rawValue: type) != nil {
+        return Feature(geometry: try s.makeGeometry(parts, checkRanges: options.checkRanges))
+      }
+      throw ScanError("unknown GeoJSON type \"\(type)\"", at: parts.typeIndex, structural: true)
+    }
+  }
+
+  private func makeFeature(_ parts: GeoJSONParts, scanner s: JSONScanner) throws -> Feature {
+    guard let type = parts.type else {
+      throw ScanError("feature has no \"type\" member", at: parts.start, structural: true)
+    }
+    guard type == "Feature" else {
+      let what = GeometryKind(rawValue: type) != nil ? "a \(type) geometry" : "\"\(type)\""
+      throw ScanError("expected a Feature, found \(what)", at: parts.typeIndex, structural: true)
+    }
+    return Feature(
+      id: parts.id, geometry: parts.geometry, properties: parts.properties, bbox: parts.bbox,
+      foreignMembers: parts.foreign)
+  }
+
+  private func readErrorRecord(_ s: inout JSONScanner) throws {
+    let start = s.i
+    let prefix = ErrorRecord.prefix
+    guard s.i + prefix.count <= s.end else {
+      if !buffer.isAtEOF { throw NeedMoreInput() }
+      return
+    }
+    for k in prefix.indices where s.base[s.i + k] != prefix[k] { return }
+    s.i += prefix.count
+    let record = try? s.parseValue()
+    var status: Int64?
+    var message: String?
+    if case .object(let object)? = record {
+      if case .integer(let value)? = object["status"] { status = value }
+      message = object["message"]?.stringValue
+    }
+    throw ErrorRecord.upstreamError(status: status, message: message, at: buffer.location(of: start))
+  }
+
+  private func recover(from error: ScanError, recordStart: Int) throws {
+    let located = GeoPipeError.data(describe(error), at: buffer.location(of: error.index))
+    guard options.onError == .skip else { throw located }
+    let sequence: Bool
+    switch state {
+    case .inFeatures: sequence = false
+    case .between: sequence = true
+    default: throw located
+    }
+    // A feature that is well-formed JSON can be stepped over; a syntax error in a sequence
+    // resumes at the next line or RS; in a FeatureCollection it ends the file.
+    var s = scanner(at: cursor)
+    var resumed = false
+    if error.isStructural {
+      do {
+        try s.skipValue(depth: 1)
+        resumed = true
+      } catch is NeedMoreInput {
+        throw located
+      } catch {}
+    }
+    if resumed {
+      cursor = s.i
+      if case .inFeatures = state { state = .inFeatures(first: false) }
+    } else if sequence {
+      cursor = error.index
+      state = .resync
+    } else {
+      throw located
+    }
+    skippedCount += 1
+    options.diagnostics(
+      ReadDiagnostic(severity: "warning", message: "skipped: \(describe(error))", location: located.location))
+    _ = recordStart
+  }
+
+  private func describe(_ error: ScanError) -> String {
+    switch state {
+    case .inFeatures, .between:
+      error.isStructural ? "\(error.message) (feature \(featureCount + skippedCount))" : error.message
+    default: error.message
+    }
+  }
+
+  private func note(_ message: String, at index: Int) {
+    options.diagnostics(
+      ReadDiagnostic(severity: "note", message: message, location: buffer.location(of: index)))
+  }
+}

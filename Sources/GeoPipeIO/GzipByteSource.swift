@@ -1,0 +1,78 @@
+internal import CZlib
+import GeoPipeCore
+
+/// Decompresses gzip (RFC 1952) or zlib data from another source, including concatenated
+/// gzip members as `gzip -c a b >> c` makes them.
+public final class GzipByteSource: ByteSource {
+  private let upstream: ByteSource
+  private let name: String
+  private var stream = z_stream()
+  private var input: UnsafeMutableRawBufferPointer
+  private var finished = false
+  private var upstreamEnded = false
+
+  /// Wraps `upstream`; `name` is used in messages.
+  public init(_ upstream: ByteSource, name: String) throws {
+    self.upstream = upstream
+    self.name = name
+    input = .allocate(byteCount: 1 << 18, alignment: 16)
+    // 15 + 32: a 32 KiB window, and detect gzip or zlib headers automatically.
+    let status = geopipe_inflateInit2(&stream, 15 + 32)
+    guard status == Z_OK else {
+      input.deallocate()
+      throw GeoPipeError("cannot start gzip decompression (zlib status \(status))", status: .ioError)
+    }
+  }
+
+  deinit {
+    inflateEnd(&stream)
+    input.deallocate()
+  }
+
+  /// Inflates into `buffer`.
+  public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    guard !finished, let out = buffer.baseAddress, buffer.count > 0 else { return 0 }
+    stream.next_out = out.assumingMemoryBound(to: UInt8.self)
+    stream.avail_out = UInt32(min(buffer.count, Int(UInt32.max)))
+    while stream.avail_out > 0 {
+      if stream.avail_in == 0 && !upstreamEnded {
+        let n = try upstream.read(into: input)
+        if n == 0 {
+          upstreamEnded = true
+        } else {
+          stream.next_in = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+          stream.avail_in = UInt32(n)
+        }
+      }
+      let status = inflate(&stream, Z_NO_FLUSH)
+      if status == Z_STREAM_END {
+        // Another gzip member may follow; anything else after the end is ignored, as gzip does.
+        if stream.avail_in == 0 && !upstreamEnded {
+          let n = try upstream.read(into: input)
+          if n == 0 { upstreamEnded = true } else {
+            stream.next_in = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            stream.avail_in = UInt32(n)
+          }
+        }
+        if stream.avail_in > 0, stream.next_in.pointee == 0x1F {
+          inflateReset(&stream)
+          continue
+        }
+        finished = true
+        break
+      }
+      if status == Z_BUF_ERROR {
+        // No progress was possible: more input is needed, and there is none left.
+        if upstreamEnded && stream.avail_in == 0 {
+          throw GeoPipeError.data("'\(name)' is truncated: the gzip stream ends early", at: nil)
+        }
+        continue
+      }
+      guard status == Z_OK else {
+        let detail = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
+        throw GeoPipeError.data("'\(name)' is not valid gzip data: \(detail)", at: nil)
+      }
+    }
+    return buffer.count - Int(stream.avail_out)
+  }
+}

@@ -1,0 +1,152 @@
+import GeoPipeCore
+
+/// A growable window over a byte source that parsers scan in place.
+///
+/// Parsers work on `bytes[start..<end]` and call `refill(keepingFrom:)` when a record is cut
+/// at the end of the window: the bytes from that index on move to the front and more are read
+/// behind them, so the record can be parsed again from its start. The buffer grows only when
+/// one record is larger than it. Bytes that leave the window are counted (lines, and
+/// characters since the last line break), so any index still in the window maps to a
+/// 1-based line and column.
+public final class InputBuffer {
+  /// The input's name for messages.
+  public let name: String
+  /// The window's storage; valid bytes are `0..<end`.
+  public private(set) var bytes: UnsafeMutablePointer<UInt8>
+  /// How many bytes in `bytes` are valid.
+  public private(set) var end = 0
+  /// True once the source has no more bytes.
+  public private(set) var isAtEOF = false
+  /// Bytes consumed from the source so far (for progress).
+  public private(set) var bytesRead = 0
+
+  private let source: ByteSource
+  private var capacity: Int
+  // Line accounting for bytes that have left the window.
+  private var linesBefore = 0
+  private var columnBefore = 0
+  private var discardedBytes = 0
+
+  /// Creates a window of `capacity` bytes over `source` and reads the first bytes.
+  public init(source: ByteSource, name: String, capacity: Int = 1 << 22) throws {
+    self.source = source
+    self.name = name
+    self.capacity = max(capacity, 16)
+    bytes = .allocate(capacity: self.capacity + 1)
+    try fill()
+  }
+
+  deinit {
+    bytes.deallocate()
+  }
+
+  /// Moves `bytes[keep..<end]` to the front and reads more behind them.
+  ///
+  /// Returns how far indices moved (the old index `keep` becomes 0), or nil at the end of
+  /// the input, when nothing more could be read.
+  public func refill(keepingFrom keep: Int) throws -> Int? {
+    guard !isAtEOF else { return nil }
+    account(discarding: keep)
+    let kept = end - keep
+    if keep > 0 {
+      (bytes).update(from: bytes + keep, count: kept)
+    }
+    end = kept
+    if kept * 2 > capacity {
+      // One record fills most of the window: grow it, so records of any size can be read.
+      let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2 + 1)
+      grown.update(from: bytes, count: kept)
+      bytes.deallocate()
+      bytes = grown
+      capacity *= 2
+    }
+    try fill()
+    return keep
+  }
+
+  /// Drops `count` bytes at the front without counting them as characters (a BOM).
+  public func skipPrefix(_ count: Int) {
+    (bytes).update(from: bytes + count, count: end - count)
+    end -= count
+    discardedBytes += count
+  }
+
+  /// The line and column of the byte at `index` in the window.
+  public func location(of index: Int) -> SourceLocation {
+    let index = min(max(index, 0), end)
+    var line = linesBefore
+    var lastBreak = -1
+    for i in 0..<index where bytes[i] == 0x0A {
+      line += 1
+      lastBreak = i
+    }
+    var column = lastBreak < 0 ? columnBefore : 0
+    for i in (lastBreak + 1)..<max(index, lastBreak + 1) where bytes[i] & 0xC0 != 0x80 {
+      column += 1
+    }
+    return SourceLocation(file: name, line: line + 1, column: column + 1)
+  }
+
+  /// The absolute byte offset in the (decompressed) input of the window index.
+  public func offset(of index: Int) -> Int { discardedBytes + index }
+
+  /// Reads until the window holds at least twice what it kept (so a record cut at the edge
+  /// is parsed again only a logarithmic number of times), or is full, or the input ends.
+  private func fill() throws {
+    let target = min(capacity, 2 * end + (1 << 16))
+    while end < target {
+      let n = try source.read(
+        into: UnsafeMutableRawBufferPointer(start: bytes + end, count: capacity - end))
+      if n == 0 {
+        isAtEOF = true
+        break
+      }
+      end += n
+      bytesRead += n
+    }
+    bytes[end] = 0
+  }
+
+  /// Counts the lines and trailing characters of `bytes[0..<count]` before they are dropped.
+  private func account(discarding count: Int) {
+    guard count > 0 else { return }
+    discardedBytes += count
+    var lastBreak = -1
+    var breaks = 0
+    // Eight bytes at a time: count 0x0A bytes with the SWAR zero-byte test.
+    var i = 0
+    let raw = UnsafeRawPointer(bytes)
+    while i + 8 <= count {
+      let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
+      let t = ((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x
+      let hits = ~t & 0x8080_8080_8080_8080
+      if hits != 0 {
+        breaks += hits.nonzeroBitCount
+        lastBreak = i + (63 - hits.leadingZeroBitCount) / 8
+      }
+      i += 8
+    }
+    while i < count {
+      if bytes[i] == 0x0A {
+        breaks += 1
+        lastBreak = i
+      }
+      i += 1
+    }
+    linesBefore += breaks
+    if lastBreak >= 0 { columnBefore = 0 }
+    var j = lastBreak + 1
+    while j + 8 <= count {
+      let word = raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)
+      // Continuation bytes are 10xxxxxx: bit 7 set and bit 6 clear.
+      let continuation = word & ~(word << 1) & 0x8080_8080_8080_8080
+      columnBefore += 8 - continuation.nonzeroBitCount
+      j += 8
+    }
+    while j < count {
+      if bytes[j] & 0xC0 != 0x80 { columnBefore += 1 }
+      j += 1
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import GeoPipeCore
+
+/// The input formats geopipe reads.
+public enum InputFormat: String, CaseIterable, Sendable {
+  /// GeoJSON: a FeatureCollection, a Feature, a geometry, or a sequence of them.
+  case geojson
+  /// Newline- or RS-delimited GeoJSON features (RFC 8142); read by the GeoJSON reader.
+  case geojsonseq
+  /// Delimited text (RFC 4180).
+  case csv
+}
+
+/// What to do with a feature that cannot be read.
+public enum ErrorPolicy: String, CaseIterable, Sendable {
+  /// Stop at the first bad feature.
+  case fail
+  /// Skip bad features where the format allows resuming, and count them.
+  case skip
+}
+
+/// A warning or note that a reader reports without stopping.
+public struct ReadDiagnostic: Sendable, CustomStringConvertible {
+  /// `note` or `warning`.
+  public var severity: String
+  /// The message.
+  public var message: String
+  /// Where, if known.
+  public var location: SourceLocation?
+
+  /// `file:line:column: warning: message`.
+  public var description: String {
+    if let location { "\(location): \(severity): \(message)" } else { "\(severity): \(message)" }
+  }
+}
+
+/// How readers interpret their input.
+public struct ReadOptions: Sendable {
+  /// Check that longitudes and latitudes are in range (off when a CRS is declared).
+  public var checkRanges = true
+  /// Fail on the first bad feature, or skip bad features.
+  public var onError = ErrorPolicy.fail
+  /// The deepest nesting of JSON arrays and objects accepted.
+  public var maxDepth = 512
+  /// The format, when not detected.
+  public var format: InputFormat?
+  /// CSV settings.
+  public var csv = CSVOptions()
+  /// Receives notes and warnings (a dropped `crs` member, a skipped feature).
+  public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
+
+  /// Default options.
+  public init() {}
+}
+
+/// How the CSV reader finds coordinates and types values.
+public struct CSVOptions: Sendable {
+  /// The field delimiter; detected from the header when nil.
+  public var delimiter: UInt8?
+  /// The latitude column's name, when not found by name.
+  public var latitudeColumn: String?
+  /// The longitude column's name, when not found by name.
+  public var longitudeColumn: String?
+  /// A WKT geometry column's name.
+  public var geometryColumn: String?
+  /// Turn numeric and boolean cells into numbers and booleans (never "007" into 7).
+  public var inferTypes = false
+
+  /// Default options.
+  public init() {}
+}

@@ -1,0 +1,180 @@
+import GeoPipeCore
+
+/// The type of an option's value, which decides how it is parsed and validated.
+public enum OptionKind: Sendable, Equatable {
+  /// A switch: present or not (`--quiet`).
+  case flag
+  /// Any text.
+  case string
+  /// A whole number.
+  case integer
+  /// A number.
+  case number
+  /// One of a fixed set of words.
+  case choice([String])
+  /// A box `W,S,E,N` in degrees (W > E crosses the antimeridian).
+  case bbox
+  /// A point `LON,LAT`.
+  case point
+  /// A comma-separated list of text.
+  case list
+  /// A path to a file (`-` for standard input or output).
+  case path
+
+  /// The placeholder shown in help.
+  public var placeholder: String {
+    switch self {
+    case .flag: ""
+    case .string: "<text>"
+    case .integer: "<n>"
+    case .number: "<x>"
+    case .choice(let words): "<\(words.joined(separator: "|"))>"
+    case .bbox: "<w,s,e,n>"
+    case .point: "<lon,lat>"
+    case .list: "<a,b,...>"
+    case .path: "<path>"
+    }
+  }
+}
+
+/// One option of a stage: its name (kebab-case, the same on the command line and in pipeline
+/// files), type, default and help.
+public struct OptionSpec: Sendable {
+  /// The name without dashes (`where`, `on-error`).
+  public var name: String
+  /// The value's type.
+  public var kind: OptionKind
+  /// The default value, as text, or nil for none.
+  public var defaultValue: String?
+  /// One line of help.
+  public var help: String
+  /// Whether the option must be given.
+  public var isRequired: Bool
+  /// Whether it is given without `--name` on the command line (a stage's main file, `path`).
+  public var isPositional: Bool
+
+  /// Creates an option.
+  public init(
+    _ name: String, _ kind: OptionKind, default defaultValue: String? = nil, required: Bool = false,
+    positional: Bool = false, help: String
+  ) {
+    self.name = name
+    self.kind = kind
+    self.defaultValue = defaultValue
+    self.help = help
+    isRequired = required
+    isPositional = positional
+  }
+}
+
+/// A parsed, validated option value.
+public enum OptionValue: Sendable, Equatable {
+  case flag(Bool)
+  case string(String)
+  case integer(Int)
+  case number(Double)
+  case bbox(BBox)
+  case point(Double, Double)
+  case list([String])
+}
+
+/// The values of a stage's options after parsing, with defaults filled in.
+public struct OptionValues: Sendable {
+  private var values: [String: OptionValue] = [:]
+
+  /// Creates an empty set.
+  public init() {}
+
+  /// Sets a value.
+  public mutating func set(_ name: String, _ value: OptionValue) { values[name] = value }
+
+  /// Whether the option has a value (given or defaulted).
+  public func has(_ name: String) -> Bool { values[name] != nil }
+
+  /// A flag's value (false when absent).
+  public func flag(_ name: String) -> Bool {
+    if case .flag(let on)? = values[name] { on } else { false }
+  }
+
+  /// A text, choice or path value.
+  public func string(_ name: String) -> String? {
+    if case .string(let text)? = values[name] { text } else { nil }
+  }
+
+  /// A whole-number value.
+  public func integer(_ name: String) -> Int? {
+    if case .integer(let n)? = values[name] { n } else { nil }
+  }
+
+  /// A number value.
+  public func number(_ name: String) -> Double? {
+    switch values[name] {
+    case .number(let x)?: x
+    case .integer(let n)?: Double(n)
+    default: nil
+    }
+  }
+
+  /// A box value.
+  public func bbox(_ name: String) -> BBox? {
+    if case .bbox(let box)? = values[name] { box } else { nil }
+  }
+
+  /// A point value as (lon, lat).
+  public func point(_ name: String) -> (lon: Double, lat: Double)? {
+    if case .point(let lon, let lat)? = values[name] { (lon, lat) } else { nil }
+  }
+
+  /// A list value.
+  public func list(_ name: String) -> [String]? {
+    if case .list(let items)? = values[name] { items } else { nil }
+  }
+}
+
+extension OptionSpec {
+  /// Parses and validates a value given as text; errors say which option and why.
+  public func parse(_ text: String) throws -> OptionValue {
+    func bad(_ why: String) -> GeoPipeError { .usage("invalid value '\(text)' for --\(name): \(why)") }
+    switch kind {
+    case .flag:
+      switch text.lowercased() {
+      case "true", "yes", "1", "on": return .flag(true)
+      case "false", "no", "0", "off": return .flag(false)
+      default: throw bad("expected true or false")
+      }
+    case .string, .path:
+      return .string(text)
+    case .integer:
+      guard let n = Int(text) else { throw bad("expected a whole number") }
+      return .integer(n)
+    case .number:
+      guard let x = Double(text), x.isFinite else { throw bad("expected a number") }
+      return .number(x)
+    case .choice(let words):
+      guard words.contains(text) else {
+        throw bad("expected one of \(words.joined(separator: ", "))")
+      }
+      return .string(text)
+    case .list:
+      return .list(text.split(separator: ",", omittingEmptySubsequences: true).map(String.init))
+    case .point:
+      let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+      guard parts.count == 2, let lon = Double(parts[0]), let lat = Double(parts[1]) else {
+        throw bad("expected LON,LAT (longitude first, as in GeoJSON)")
+      }
+      guard lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90 else {
+        throw bad("expected LON,LAT with longitude in [-180, 180] and latitude in [-90, 90]")
+      }
+      return .point(lon, lat)
+    case .bbox:
+      let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+      guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3]
+      else { throw bad("expected W,S,E,N (four numbers, west first)") }
+      guard s <= n else { throw bad("south (\(s)) is greater than north (\(n)); the order is W,S,E,N") }
+      guard w >= -180 && w <= 180 && e >= -180 && e <= 180 && s >= -90 && n <= 90 else {
+        throw bad("longitudes must be in [-180, 180] and latitudes in [-90, 90]")
+      }
+      return .bbox(BBox(west: w, south: s, east: e, north: n))
+    }
+  }
+}

@@ -1,0 +1,35 @@
+import GeoPipeCore
+
+/// Where a stage sends the features it produces.
+public typealias Emit = (Feature) throws -> Void
+
+/// A step of a pipeline, driven by the runner: it is handed features one at a time and emits
+/// zero or more for each, then is told the input has ended.
+///
+/// Because the runner pushes features through, one stage can feed several consumers without
+/// buffering. A stage that must see every feature before emitting (sort, cluster) buffers
+/// explicitly and says so in its help.
+public protocol Stage: AnyObject {
+  /// Handles one feature.
+  func process(_ feature: Feature, emit: Emit) throws
+  /// Called once after the last feature; emits anything held back and commits outputs.
+  func finish(emit: Emit) throws
+  /// Called instead of `finish` when the run fails: discards partial outputs.
+  func abort()
+}
+
+extension Stage {
+  /// Nothing to discard by default.
+  public func abort() {}
+}
+
+/// What a stage definition builds: a source of features, a stage that is handed features, or
+/// a stage that consumes features and writes something (a file, a report).
+public enum StageRole: Sendable {
+  /// Produces features from an input (`read`).
+  case source
+  /// Transforms features (`filter`).
+  case transform
+  /// Consumes features and writes a file or report (`write`, `info`).
+  case sink
+}

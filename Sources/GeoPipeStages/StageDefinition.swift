@@ -1,0 +1,70 @@
+import GeoPipeCore
+import GeoPipeIO
+
+/// Everything the front ends need to know about a stage: its name, help, options and how to
+/// build it. The command line, pipeline files and the Swift API all use this one table.
+public struct StageDefinition: Sendable {
+  /// The subcommand and pipeline-file name (`filter`).
+  public var name: String
+  /// One line for `geopipe --help`.
+  public var abstract: String
+  /// Paragraphs for `geopipe NAME --help`.
+  public var discussion: String
+  /// Example command lines.
+  public var examples: [String]
+  /// Options, positional ones first in the order they are given.
+  public var options: [OptionSpec]
+  /// Source, transform or sink.
+  public var role: StageRole
+  /// Whether the stage must see all features before it emits (said in help).
+  public var buffersAll: Bool
+  /// Whether the positional `path` names the stage's input rather than its output (`info`).
+  public var pathIsInput: Bool
+  /// Builds the stage from validated options.
+  public var make: @Sendable (OptionValues, StageContext) throws -> StageInstance
+
+  /// Creates a definition.
+  public init(
+    name: String, abstract: String, discussion: String, examples: [String], options: [OptionSpec],
+    role: StageRole, buffersAll: Bool = false, pathIsInput: Bool = false,
+    make: @escaping @Sendable (OptionValues, StageContext) throws -> StageInstance
+  ) {
+    self.name = name
+    self.abstract = abstract
+    self.discussion = discussion
+    self.examples = examples
+    self.options = options
+    self.role = role
+    self.buffersAll = buffersAll
+    self.pathIsInput = pathIsInput
+    self.make = make
+  }
+
+  /// The option named `name`.
+  public func option(_ name: String) -> OptionSpec? { options.first { $0.name == name } }
+}
+
+/// What a built stage is.
+public enum StageInstance {
+  /// A reader of an input.
+  case source(any FeatureReader)
+  /// A stage handed features.
+  case stage(any Stage)
+}
+
+/// What stages share while they run: where diagnostics go and how progress is counted.
+public struct StageContext: Sendable {
+  /// Receives warnings and notes.
+  public var diagnostics: @Sendable (ReadDiagnostic) -> Void
+  /// Standard output, for stages that print reports.
+  public var standardOutput: @Sendable ([UInt8]) throws -> Void
+
+  /// Creates a context.
+  public init(
+    diagnostics: @escaping @Sendable (ReadDiagnostic) -> Void,
+    standardOutput: @escaping @Sendable ([UInt8]) throws -> Void
+  ) {
+    self.diagnostics = diagnostics
+    self.standardOutput = standardOutput
+  }
+}

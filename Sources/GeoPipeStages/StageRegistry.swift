@@ -1,0 +1,43 @@
+import GeoPipeCore
+
+/// Every stage geopipe knows, in the order `geopipe --help` lists them.
+public enum StageRegistry {
+  /// All stage definitions.
+  public static let all: [StageDefinition] = [
+    ReadStage.definition,
+    WriteStage.definition,
+    FilterStage.definition,
+    InfoStage.definition,
+  ]
+
+  /// The definition named `name`.
+  public static func definition(named name: String) -> StageDefinition? {
+    all.first { $0.name == name }
+  }
+
+  /// Options every command reading standard input also takes.
+  public static var standardInputOptions: [OptionSpec] { ReadStage.inputOptions }
+
+  /// The CSV reading options.
+  public static var csvInputOptions: [OptionSpec] { ReadStage.csvOptions }
+
+  /// The writer options (shared by `write` and `convert`).
+  public static var outputOptions: [OptionSpec] { WriteStage.outputOptions }
+
+  /// Opens an input as `read` would, from parsed option values.
+  public static func openInput(_ path: String, values: OptionValues, context: StageContext) throws
+    -> any FeatureReaderProtocol
+  {
+    try ReadStage.open(path, values: values, context: context)
+  }
+
+  /// Creates a writer as `write` would.
+  public static func makeWriter(path: String, values: OptionValues) throws -> any Stage {
+    try WriteStage(path: path, values: values)
+  }
+}
+
+import GeoPipeIO
+
+/// The reader type the registry hands out.
+public typealias FeatureReaderProtocol = FeatureReader

@@ -1,0 +1,103 @@
+import GeoPipeCore
+import GeoPipeIO
+
+/// `write`: features → a file (atomically) or standard output.
+final class WriteStage: Stage {
+  static let outputOptions: [OptionSpec] = [
+    OptionSpec(
+      "output-format", .choice(["auto"] + OutputFormat.allCases.map(\.rawValue)), default: "auto",
+      help: "The output format; by default from the extension (.geojson, .geojsonl, .geojsons, "
+        + ".ndjson, .csv, each optionally .gz)."),
+    OptionSpec("rs", .flag, help: "GeoJSONSeq: start each record with RS (RFC 8142)."),
+    OptionSpec(
+      "no-rewind", .flag,
+      help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
+    OptionSpec("precision", .integer, help: "Round coordinates to this many decimal places."),
+    OptionSpec("columns", .list, help: "CSV: the property columns, in order (default: the first feature's)."),
+    OptionSpec(
+      "ignore-extra-properties", .flag,
+      help: "CSV: drop properties that are not columns instead of failing."),
+    OptionSpec(
+      "geometry-format", .choice(CSVGeometryFormat.allCases.map(\.rawValue)), default: "auto",
+      help: "CSV: longitude/latitude columns (xy), a WKT geometry column (wkt), or xy when the "
+        + "first feature is a point (auto)."),
+  ]
+
+  static let definition = StageDefinition(
+    name: "write",
+    abstract: "Write features to a file in the format its extension names.",
+    discussion: """
+      Writes the features it is given (standard input, on the command line) to PATH. The file
+      is written to a temporary file in the same folder and renamed when complete, so a failed
+      run leaves no partial file. Without PATH, or with '-', a FeatureCollection goes to
+      standard output. GeoJSON output follows RFC 7946: no "crs" member, rings wound
+      counter-clockwise (exterior) and clockwise (holes) unless --no-rewind. Numbers are
+      written in their shortest form that reads back to the same double.
+      """,
+    examples: [
+      "geopipe read places.csv | geopipe write places.geojson",
+      "geopipe read big.geojson | geopipe write big.geojsons.gz",
+      "geopipe read places.geojson | geopipe write --columns name,population places.csv",
+    ],
+    options: [
+      OptionSpec("path", .path, default: "-", positional: true, help: "The output file ('-' for standard output)."),
+      OptionSpec(
+        "crs", .string,
+        help: "The CRS of the features' coordinates; they are written as they are."),
+    ] + outputOptions,
+    role: .sink,
+    make: { values, _ in .stage(try WriteStage(path: values.string("path") ?? "-", values: values)) })
+
+  private let writer: any FeatureWriter
+
+  init(path: String, values: OptionValues) throws {
+    writer = try WriteStage.makeWriter(path: path, values: values)
+  }
+
+  /// Opens an output as the options say.
+  static func makeWriter(path: String, values: OptionValues) throws -> any FeatureWriter {
+    var options = WriteOptions()
+    options.rewind = !values.flag("no-rewind")
+    options.precision = values.integer("precision")
+    options.recordSeparator = values.flag("rs")
+    options.csv.columns = values.list("columns")
+    options.csv.ignoreExtraProperties = values.flag("ignore-extra-properties")
+    options.csv.geometryFormat =
+      CSVGeometryFormat(rawValue: values.string("geometry-format") ?? "auto") ?? .auto
+    var format: OutputFormat
+    if let given = values.string("output-format"), given != "auto", let chosen = OutputFormat(rawValue: given) {
+      format = chosen
+    } else if let inferred = OutputFormat.inferred(from: path) {
+      format = inferred.format
+      if inferred.rs { options.recordSeparator = true }
+    } else if path == "-" {
+      format = .geojson
+    } else {
+      throw GeoPipeError.usage(
+        "cannot tell the output format of '\(path)' from its extension: use --output-format "
+          + "(geojson, geojsonseq or csv)")
+    }
+    if path.lowercased().hasSuffix(".tsv") || path.lowercased().hasSuffix(".tsv.gz") {
+      options.csv.delimiter = 0x09
+    }
+    var sink: ByteSink = try OutputFile(path: path)
+    if path.lowercased().hasSuffix(".gz") { sink = try GzipSink(sink) }
+    switch format {
+    case .geojson: return GeoJSONWriter(sink: sink, options: options)
+    case .geojsonseq: return GeoJSONSeqWriter(sink: sink, options: options)
+    case .csv: return CSVWriter(sink: sink, options: options)
+    }
+  }
+
+  func process(_ feature: Feature, emit: Emit) throws {
+    try writer.write(feature)
+  }
+
+  func finish(emit: Emit) throws {
+    try writer.finish()
+  }
+
+  func abort() {
+    writer.abort()
+  }
+}

@@ -1,0 +1,161 @@
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeStages
+
+/// One run of a subcommand: parses its words, wires source, stages and output, and runs.
+struct Command {
+  let name: String
+  let words: [String]
+
+  /// The option groups of a stage's subcommand, as shown in help and accepted by the parser.
+  static func groups(for definition: StageDefinition) -> [(title: String, options: [OptionSpec])] {
+    let own = Set(definition.options.map(\.name))
+    var input = StageRegistry.standardInputOptions
+    if definition.pathIsInput { input += StageRegistry.csvInputOptions }
+    input = input.filter { !own.contains($0.name) }
+    switch definition.role {
+    case .source:
+      return [("OPTIONS", definition.options), ("OUTPUT OPTIONS", Help.stdoutOptions), ("GLOBAL OPTIONS", Help.globalOptions)]
+    case .transform:
+      return [
+        ("OPTIONS", definition.options), ("INPUT OPTIONS", input), ("OUTPUT OPTIONS", Help.stdoutOptions),
+        ("GLOBAL OPTIONS", Help.globalOptions),
+      ]
+    case .sink:
+      return [("OPTIONS", definition.options), ("INPUT OPTIONS", input), ("GLOBAL OPTIONS", Help.globalOptions)]
+    }
+  }
+
+  /// The options of `convert`: read's and write's, with IN and OUT as positionals.
+  static var convertGroups: [(title: String, options: [OptionSpec])] {
+    guard let read = StageRegistry.definition(named: "read") else { return [] }
+    var input = read.options.filter { $0.name != "path" }
+    input.insert(OptionSpec("input", .path, required: true, positional: true, help: "The input file ('-' for standard input)."), at: 0)
+    var output = StageRegistry.outputOptions
+    output.insert(OptionSpec("output", .path, default: "-", positional: true, help: "The output file ('-' for standard output)."), at: 0)
+    return [("INPUT OPTIONS", input), ("OUTPUT OPTIONS", output), ("GLOBAL OPTIONS", Help.globalOptions)]
+  }
+
+  static let convertDiscussion = """
+    Reads IN in any supported format and writes OUT in the format its extension names:
+    the same as 'geopipe read IN | geopipe write OUT' in one process. All options of read
+    and write apply.
+    """
+
+  static let convertExamples = [
+    "geopipe convert places.csv places.geojson",
+    "geopipe convert --crs EPSG:2154 parcels.geojson parcels-wgs84.geojsonl",
+    "geopipe convert big.geojson.gz big.csv --columns name,population",
+  ]
+
+  func help() -> String {
+    if name == "convert" {
+      return Help.command(
+        name: "convert", abstract: "Convert a file to another format (read + write).",
+        discussion: Self.convertDiscussion, examples: Self.convertExamples, groups: Self.convertGroups)
+    }
+    guard let definition = StageRegistry.definition(named: name) else { return Help.overview() }
+    return Help.command(
+      name: name, abstract: definition.abstract, discussion: definition.discussion,
+      examples: definition.examples, groups: Self.groups(for: definition),
+      buffersAll: definition.buffersAll)
+  }
+
+  /// Runs the command and returns its exit status.
+  func run() -> Int32 {
+    if words.contains("--help") || words.contains("-h") {
+      print(help(), terminator: "")
+      return 0
+    }
+    let groups: [(title: String, options: [OptionSpec])]
+    let definition = StageRegistry.definition(named: name)
+    if let definition { groups = Self.groups(for: definition) } else { groups = Self.convertGroups }
+    let parser = ArgumentParser(options: groups.flatMap(\.options))
+    let values: OptionValues
+    do {
+      values = try parser.parse(words.map { $0 == "-q" ? "--quiet" : $0 })
+    } catch let error as GeoPipeError {
+      Terminal.printError(error.description)
+      Terminal.printError("usage: see 'geopipe \(name) --help'")
+      return error.status.rawValue
+    } catch {
+      Terminal.printError("error: \(error)")
+      return ExitStatus.usage.rawValue
+    }
+    let quiet = values.flag("quiet")
+    let printer = DiagnosticPrinter(quiet: quiet)
+    let context = StageContext(
+      diagnostics: { printer.report($0) },
+      standardOutput: { bytes in
+        let out = try OutputFile(path: "-")
+        try bytes.withUnsafeBytes { try out.write($0) }
+      })
+    let counters = RunCounters()
+    let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
+    let progress = showProgress ? ProgressLine(counters: counters, label: name) : nil
+    var stdoutWriter: GeoJSONSeqWriter?
+    var reader: (any FeatureReader)?
+    do {
+      var stages: [any Stage] = []
+      if let definition {
+        switch definition.role {
+        case .source:
+          guard case .source(let source) = try definition.make(values, context) else { return 70 }
+          reader = source
+        case .transform, .sink:
+          let path = definition.pathIsInput ? (values.string("path") ?? "-") : "-"
+          reader = try StageRegistry.openInput(path, values: values, context: context)
+          guard case .stage(let stage) = try definition.make(values, context) else { return 70 }
+          stages.append(stage)
+        }
+        if definition.role != .sink {
+          var options = WriteOptions()
+          options.recordSeparator = values.flag("rs")
+          options.rewind = false
+          stdoutWriter = GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
+        }
+      } else {
+        reader = try StageRegistry.openInput(values.string("input") ?? "-", values: values, context: context)
+        stages.append(try StageRegistry.makeWriter(path: values.string("output") ?? "-", values: values))
+      }
+      guard let reader else { return 70 }
+      progress?.start()
+      let writer = stdoutWriter
+      try Runner.run(
+        source: reader, stages: stages, counters: counters,
+        sink: { feature in try writer?.write(feature) })
+      try stdoutWriter?.finish()
+      progress?.stop()
+      if reader.skippedCount > 0 && !quiet {
+        Terminal.printError("warning: skipped \(reader.skippedCount) bad feature\(reader.skippedCount == 1 ? "" : "s") (--on-error skip)")
+      }
+      return 0
+    } catch is BrokenPipe {
+      progress?.stop()
+      return 0
+    } catch let error as GeoPipeError {
+      progress?.stop()
+      Terminal.printError(error.description)
+      if error.status == .usage { Terminal.printError("usage: see 'geopipe \(name) --help'") }
+      endOutput(stdoutWriter, with: error)
+      return error.status.rawValue
+    } catch {
+      progress?.stop()
+      let wrapped = GeoPipeError("\(error)", status: .ioError)
+      Terminal.printError(wrapped.description)
+      endOutput(stdoutWriter, with: wrapped)
+      return wrapped.status.rawValue
+    }
+  }
+
+  /// Ends a stream on standard output with an error record, so that a geopipe stage reading
+  /// it fails too instead of committing a truncated result.
+  private func endOutput(_ writer: GeoJSONSeqWriter?, with error: GeoPipeError) {
+    guard !Terminal.stdoutIsTerminal else { return }
+    do {
+      try writer?.flushNow()
+      let record = ErrorRecord.encode(error)
+      try record.withUnsafeBytes { try OutputFile(path: "-").write($0) }
+    } catch {}
+  }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeStages
+
+@main
+enum GeoPipe {
+  static func main() {
+    signal(SIGPIPE, SIG_IGN)
+    installInterruptHandlers()
+    let words = Array(CommandLine.arguments.dropFirst())
+    exit(run(words))
+  }
+
+  static func run(_ words: [String]) -> Int32 {
+    guard let first = words.first else {
+      Terminal.printError(Help.overview())
+      return ExitStatus.usage.rawValue
+    }
+    switch first {
+    case "--help", "-h":
+      print(Help.overview(), terminator: "")
+      return 0
+    case "help":
+      if words.count > 1 { return Command(name: words[1], words: ["--help"]).run() }
+      print(Help.overview(), terminator: "")
+      return 0
+    case "--version", "version":
+      print(Help.version)
+      return 0
+    default:
+      break
+    }
+    let names = StageRegistry.all.map(\.name) + ["convert"]
+    guard names.contains(first) else {
+      let hint = Suggestions.closest(to: first, among: names).map { "; did you mean '\($0)'?" } ?? ""
+      Terminal.printError("error: unknown command '\(first)'\(hint)")
+      Terminal.printError("usage: see 'geopipe --help'")
+      return ExitStatus.usage.rawValue
+    }
+    return Command(name: first, words: Array(words.dropFirst())).run()
+  }
+
+  /// On SIGINT or SIGTERM, remove partial output files before exiting.
+  static func installInterruptHandlers() {
+    for signalNumber in [SIGINT, SIGTERM] {
+      signal(signalNumber, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+      source.setEventHandler {
+        TemporaryFiles.removeAll()
+        exit(128 + signalNumber)
+      }
+      source.resume()
+      handlers.append(source)
+    }
+  }
+
+  nonisolated(unsafe) static var handlers: [DispatchSourceSignal] = []
+}

@@ -1,0 +1,95 @@
+import GeoPipeStages
+
+/// Help text generated from the stage registry.
+enum Help {
+  static let version = "geopipe 0.1.0"
+
+  static let globalOptions: [OptionSpec] = [
+    OptionSpec("quiet", .flag, help: "Print no progress, notes or warnings (errors still print)."),
+    OptionSpec("progress", .flag, help: "Show progress on stderr even when it is not a terminal."),
+    OptionSpec("help", .flag, help: "Show help for the command."),
+  ]
+
+  static let stdoutOptions: [OptionSpec] = [
+    OptionSpec("rs", .flag, help: "Write RS-delimited GeoJSONSeq (RFC 8142) to standard output."),
+  ]
+
+  static func overview() -> String {
+    var lines = [
+      "OVERVIEW: Geospatial data pipelines: read, filter, transform and write map features.",
+      "",
+      "USAGE: geopipe <command> [<options>]",
+      "       geopipe read places.csv | geopipe filter --where \"population > 10000\" | geopipe write big.geojson",
+      "",
+      "COMMANDS:",
+    ]
+    var commands = StageRegistry.all.map { ($0.name, $0.abstract) }
+    commands.insert(("convert", "Convert a file to another format (read + write)."), at: 2)
+    let width = commands.map(\.0.count).max() ?? 0
+    for (name, abstract) in commands {
+      lines.append("  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + abstract)
+    }
+    lines += [
+      "",
+      "Between commands features travel as GeoJSONSeq: one GeoJSON Feature per line.",
+      "Points are LON,LAT and boxes W,S,E,N everywhere, as in GeoJSON.",
+      "",
+      "EXIT STATUS: 0 success, 1 validation findings, 64 usage error, 65 bad input data,",
+      "66 cannot open input, 73 cannot create output, 74 I/O error, 78 invalid pipeline file.",
+      "",
+      "See 'geopipe <command> --help' for a command's options; 'geopipe --version'.",
+    ]
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  static func command(
+    name: String, abstract: String, discussion: String, examples: [String],
+    groups: [(title: String, options: [OptionSpec])], buffersAll: Bool = false
+  ) -> String {
+    let all = groups.flatMap(\.options)
+    var usage = "USAGE: geopipe \(name)"
+    for spec in all where spec.isPositional {
+      usage += spec.isRequired ? " <\(spec.name)>" : " [<\(spec.name)>]"
+    }
+    usage += " [<options>]"
+    var lines = ["OVERVIEW: \(abstract)", "", usage, ""]
+    lines += discussion.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if buffersAll {
+      lines += ["", "This stage reads all features before it writes any (it buffers in memory)."]
+    }
+    for group in groups where !group.options.isEmpty {
+      lines += ["", "\(group.title):"]
+      for spec in group.options {
+        let left =
+          spec.isPositional
+          ? "<\(spec.name)>"
+          : "--\(spec.name)" + (spec.kind == .flag ? "" : " \(spec.kind.placeholder)")
+        var help = spec.help
+        if let value = spec.defaultValue, spec.kind != .flag { help += " (default: \(value))" }
+        let wrapped = wrap(help, width: 100 - 30)
+        let pad = left.count < 27 ? left.padding(toLength: 28, withPad: " ", startingAt: 0) : left + "\n" + String(repeating: " ", count: 28)
+        lines.append("  " + pad + (wrapped.first ?? ""))
+        for rest in wrapped.dropFirst() { lines.append(String(repeating: " ", count: 30) + rest) }
+      }
+    }
+    if !examples.isEmpty {
+      lines += ["", "EXAMPLES:"]
+      lines += examples.map { "  " + $0 }
+    }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
+  private static func wrap(_ text: String, width: Int) -> [String] {
+    var lines: [String] = []
+    var current = ""
+    for word in text.split(separator: " ") {
+      if !current.isEmpty && current.count + 1 + word.count > width {
+        lines.append(current)
+        current = ""
+      }
+      current += current.isEmpty ? String(word) : " " + word
+    }
+    if !current.isEmpty { lines.append(current) }
+    return lines
+  }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeStages
+import Synchronization
+
+/// Standard error, progress and terminal checks for the command-line front end.
+enum Terminal {
+  static var stderrIsTerminal: Bool { isatty(2) == 1 }
+  static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+
+  /// Writes a line to standard error.
+  static func printError(_ text: String) {
+    let line = text.hasSuffix("\n") ? text : text + "\n"
+    _ = line.utf8CString.withUnsafeBufferPointer { buffer in
+      write(2, buffer.baseAddress, buffer.count - 1)
+    }
+  }
+}
+
+/// Prints "features, bytes, rate" on one line of standard error while a command runs.
+final class ProgressLine: Sendable {
+  private let counters: RunCounters
+  private let label: String
+  private let stopped = Atomic<Bool>(false)
+  private let done = Mutex<Bool>(false)
+
+  init(counters: RunCounters, label: String) {
+    self.counters = counters
+    self.label = label
+  }
+
+  func start() {
+    let start = Date()
+    Thread.detachNewThread { [self] in
+      while !stopped.load(ordering: .relaxed) {
+        Thread.sleep(forTimeInterval: 0.25)
+        if stopped.load(ordering: .relaxed) { break }
+        let features = counters.features.load(ordering: .relaxed)
+        let bytes = Double(counters.bytes.load(ordering: .relaxed))
+        let seconds = max(Date().timeIntervalSince(start), 0.001)
+        let text = String(
+          format: "\r\u{1B}[K%@: %@ features, %.1f MB, %.1f MB/s", label,
+          ProgressLine.grouped(features), bytes / 1e6, bytes / 1e6 / seconds)
+        done.withLock { finished in
+          if !finished { Terminal.printErrorRaw(text) }
+        }
+      }
+    }
+  }
+
+  func stop() {
+    stopped.store(true, ordering: .relaxed)
+    done.withLock { finished in
+      if !finished { Terminal.printErrorRaw("\r\u{1B}[K") }
+      finished = true
+    }
+  }
+
+  static func grouped(_ n: Int) -> String {
+    let digits = String(n)
+    var out = ""
+    for (k, c) in digits.enumerated() {
+      if k > 0 && (digits.count - k) % 3 == 0 { out.append(",") }
+      out.append(c)
+    }
+    return out
+  }
+}
+
+extension Terminal {
+  static func printErrorRaw(_ text: String) {
+    _ = text.utf8CString.withUnsafeBufferPointer { buffer in
+      write(2, buffer.baseAddress, buffer.count - 1)
+    }
+  }
+}
