@@ -46,7 +46,11 @@ public enum FeatureReaders {
     }
     let format = try options.format ?? detect(head, name: name, location: buffer.location(of: 0))
     switch format {
-    case .geojson, .geojsonseq: return GeoJSONReader(buffer: buffer, options: options)
+    case .geojson, .geojsonseq:
+      if options.threads > 1 {
+        return ParallelGeoJSONReader(buffer: buffer, options: options, workers: options.threads)
+      }
+      return GeoJSONReader(buffer: buffer, options: options)
     case .csv: return try CSVReader(buffer: buffer, options: options)
     }
   }

@@ -4,6 +4,8 @@ import GeoPipeCore
 struct GeoJSONParts {
   var start = 0
   var type: String?
+  /// The geometry kind named by `type`, when it names one.
+  var kind: GeometryKind?
   var typeIndex = 0
   var id: JSONValue?
   var idIndex = 0
@@ -64,7 +66,20 @@ extension JSONScanner {
             throw ScanError("\"type\" must be a string", at: i, structural: true)
           }
           parts.typeIndex = i
-          parts.type = try parseString()
+          var decoded = ""
+          if let raw = try scanString(decoded: &decoded) {
+            if let known = knownType(raw) {
+              parts.type = known.name
+              parts.kind = known.kind
+            } else {
+              parts.type = String(
+                decoding: UnsafeBufferPointer(start: base + raw.lowerBound, count: raw.count),
+                as: UTF8.self)
+            }
+          } else {
+            parts.type = decoded
+            parts.kind = GeometryKind(rawValue: decoded)
+          }
         case .id:
           parts.idIndex = i
           let value = try parseValue(depth: depth)
@@ -94,7 +109,7 @@ extension JSONScanner {
           parts.bbox = try parseBBox()
         case .coordinates:
           parts.coordinatesIndex = i
-          if let kind = parts.type.flatMap(GeometryKind.init(rawValue:)), kind != .geometryCollection {
+          if let kind = parts.kind, kind != .geometryCollection {
             parts.typedGeometry = try parseCoordinates(of: kind, checkRanges: checkRanges)
           } else {
             parts.looseCoordinates = try parseValue(depth: depth)
@@ -144,6 +159,25 @@ extension JSONScanner {
     }
   }
 
+  /// Recognises the common `type` values without building a string.
+  private func knownType(_ range: Range<Int>) -> (name: String, kind: GeometryKind?)? {
+    switch range.count {
+    case 5: return matches(range, "Point") ? ("Point", .point) : nil
+    case 7:
+      if matches(range, "Feature") { return ("Feature", nil) }
+      return matches(range, "Polygon") ? ("Polygon", .polygon) : nil
+    case 10:
+      if matches(range, "LineString") { return ("LineString", .lineString) }
+      return matches(range, "MultiPoint") ? ("MultiPoint", .multiPoint) : nil
+    case 12: return matches(range, "MultiPolygon") ? ("MultiPolygon", .multiPolygon) : nil
+    case 15: return matches(range, "MultiLineString") ? ("MultiLineString", .multiLineString) : nil
+    case 17: return matches(range, "FeatureCollection") ? ("FeatureCollection", nil) : nil
+    case 18:
+      return matches(range, "GeometryCollection") ? ("GeometryCollection", .geometryCollection) : nil
+    default: return nil
+    }
+  }
+
   private func keyName(_ member: Member) -> String {
     switch member {
     case .type: "type"
@@ -189,10 +223,65 @@ extension JSONScanner {
   // MARK: Geometry
 
   /// Parses a geometry object (or throws a structural error saying what is wrong with it).
+  ///
+  /// The common shape, `type` before `coordinates`, is parsed straight into coordinate arrays
+  /// without gathering members first.
   mutating func parseGeometryObject(checkRanges: Bool, depth: Int) throws -> Geometry {
     guard try peek() == 0x7B else {
       throw ScanError("a geometry must be an object or null", at: i, structural: true)
     }
+    let start = i
+    i += 1
+    guard try peek() == 0x22 else {
+      i = start
+      return try parseGeometryGathering(checkRanges: checkRanges, depth: depth)
+    }
+    let keyStart = i
+    var ignored = ""
+    guard let key = try scanString(decoded: &ignored), matches(key, "type") else {
+      i = start
+      return try parseGeometryGathering(checkRanges: checkRanges, depth: depth)
+    }
+    try expect(0x3A, "':' after an object key")
+    guard try peek() == 0x22, let typeRange = try scanString(decoded: &ignored),
+      let kind = knownType(typeRange)?.kind, kind != .geometryCollection
+    else {
+      i = start
+      return try parseGeometryGathering(checkRanges: checkRanges, depth: depth)
+    }
+    _ = keyStart
+    var geometry: Geometry?
+    while true {
+      let c = try peek()
+      i += 1
+      if c == 0x7D { break }
+      guard c == 0x2C else {
+        i -= 1
+        throw unexpected("',' or '}' after an object member")
+      }
+      guard try peek() == 0x22 else { throw unexpected("a string key") }
+      let memberStart = i
+      var decodedKey = ""
+      let raw = try scanString(decoded: &decodedKey)
+      try expect(0x3A, "':' after an object key")
+      let name = raw.map { matches($0, "coordinates") ? "coordinates" : (matches($0, "type") ? "type" : "") } ?? decodedKey
+      if name == "coordinates" || name == "type" {
+        if name == "type" || geometry != nil {
+          throw ScanError("duplicate key \"\(name)\" in an object", at: memberStart, structural: true)
+        }
+        geometry = try parseCoordinates(of: kind, checkRanges: checkRanges)
+      } else {
+        try skipValue(depth: depth)
+      }
+    }
+    guard let geometry else {
+      throw ScanError("\(kind.rawValue) has no \"coordinates\" member", at: start, structural: true)
+    }
+    return geometry
+  }
+
+  /// Parses a geometry whose members come in another order, gathering them first.
+  private mutating func parseGeometryGathering(checkRanges: Bool, depth: Int) throws -> Geometry {
     let parts = try parseGeoJSONObject(.geometry, checkRanges: checkRanges, depth: depth)
     return try makeGeometry(parts, checkRanges: checkRanges)
   }
@@ -224,7 +313,7 @@ extension JSONScanner {
     guard let type = parts.type else {
       throw ScanError("geometry has no \"type\" member", at: parts.start, structural: true)
     }
-    guard let kind = GeometryKind(rawValue: type) else {
+    guard let kind = parts.kind else {
       let hint = GeometryKind(caseInsensitive: type).map { " (did you mean \"\($0.rawValue)\"?)" } ?? ""
       throw ScanError("unknown geometry type \"\(type)\"\(hint)", at: parts.typeIndex, structural: true)
     }
@@ -380,5 +469,74 @@ extension JSONScanner {
       throw ScanError("a position needs at least two numbers, found \(count)", at: start, structural: true)
     }
     return Position(x: values.0, y: values.1, z: values.2, m: values.3)
+  }
+}
+
+extension JSONScanner {
+  /// Parses the members of a FeatureCollection after its `features` array, through the
+  /// closing `}`; returns where a legacy `crs` member was, if there was one.
+  mutating func parseCollectionTail(typeSeen: Bool) throws -> Int? {
+    var typeSeen = typeSeen
+    var crsIndex: Int?
+    while true {
+      let c = try peek()
+      i += 1
+      if c == 0x7D { return crsIndex }
+      guard c == 0x2C else {
+        i -= 1
+        throw unexpected("',' or '}' after the \"features\" array")
+      }
+      guard try peek() == 0x22 else { throw unexpected("a string key") }
+      let key = try parseString()
+      try expect(0x3A, "':' after an object key")
+      let valueIndex = i
+      let value = try parseValue(depth: 1)
+      if key == "type" {
+        guard !typeSeen else {
+          throw ScanError("duplicate key \"type\" in an object", at: valueIndex, structural: true)
+        }
+        guard value.stringValue == "FeatureCollection" else {
+          throw ScanError(
+            "an object with \"features\" must be a FeatureCollection", at: valueIndex,
+            structural: true)
+        }
+        typeSeen = true
+      } else if key == "crs" {
+        crsIndex = valueIndex
+      }
+    }
+  }
+
+  /// Whether the object at the current index is a FeatureCollection, judged by its `type`
+  /// or a `features` member, reading no further than needed. The index is left unchanged.
+  mutating func isFeatureCollection() throws -> Bool {
+    let start = i
+    defer { i = start }
+    try expect(0x7B, "'{'")
+    if try peek() == 0x7D { return false }
+    while true {
+      guard try peek() == 0x22 else { throw unexpected("a string key") }
+      var decoded = ""
+      let raw = try scanString(decoded: &decoded)
+      try expect(0x3A, "':' after an object key")
+      let isType = raw.map { matches($0, "type") } ?? (decoded == "type")
+      let isFeatures = raw.map { matches($0, "features") } ?? (decoded == "features")
+      if isFeatures { return true }
+      if try isType && peek() == 0x22 {
+        var value = ""
+        if let range = try scanString(decoded: &value) {
+          return matches(range, "FeatureCollection")
+        }
+        return value == "FeatureCollection"
+      }
+      try skipValue(depth: 1)
+      let c = try peek()
+      i += 1
+      if c == 0x7D { return false }
+      guard c == 0x2C else {
+        i -= 1
+        throw unexpected("',' or '}' after an object member")
+      }
+    }
   }
 }

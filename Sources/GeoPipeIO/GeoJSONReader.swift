@@ -18,6 +18,7 @@ public final class GeoJSONReader: FeatureSource {
   private var cursor = 0
   private var state = State.between
   private var collectionType: String?
+  private let keys = KeyCache()
 
   private enum State {
     case between
@@ -33,10 +34,25 @@ public final class GeoJSONReader: FeatureSource {
     case end
   }
 
+  private let featureBase: Int
+  private let isBatch: Bool
+
   /// Reads from an input window.
   public init(buffer: InputBuffer, options: ReadOptions = ReadOptions()) {
     self.buffer = buffer
     self.options = options
+    featureBase = 0
+    isBatch = false
+  }
+
+  /// Reads one batch cut from a larger input by `GeoJSONSplitter`: features of a
+  /// FeatureCollection separated by commas (`inCollection`), or a run of a sequence.
+  init(batch buffer: InputBuffer, inCollection: Bool, firstFeature: Int, options: ReadOptions) {
+    self.buffer = buffer
+    self.options = options
+    featureBase = firstFeature
+    isBatch = true
+    if inCollection { state = .inFeatures(first: true) }
   }
 
   /// The next feature, or nil at the end of the input.
@@ -66,7 +82,7 @@ public final class GeoJSONReader: FeatureSource {
   private func scanner(at index: Int) -> JSONScanner {
     JSONScanner(
       base: buffer.bytes, end: buffer.end, isFinal: buffer.isAtEOF, at: index,
-      maxDepth: options.maxDepth)
+      maxDepth: options.maxDepth, keys: keys)
   }
 
   private func step() throws -> Step {
@@ -114,7 +130,7 @@ public final class GeoJSONReader: FeatureSource {
       }
       let parts = try s.parseGeoJSONObject(.top, checkRanges: options.checkRanges, depth: 0)
       if parts.droppedCRS {
-        note("dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)", at: parts.start)
+        note(droppedCRSNote, at: parts.start)
       }
       if parts.startsFeatureCollection {
         if let type = parts.type, type != "FeatureCollection" {
@@ -132,6 +148,11 @@ public final class GeoJSONReader: FeatureSource {
       guard let feature else { return .again }
       return .feature(feature)
     case .inFeatures(let first):
+      s.skipWhitespace()
+      if isBatch && s.i == s.end && buffer.isAtEOF {
+        state = .done
+        return .end
+      }
       if try s.peek() == 0x5D {
         s.i += 1
         cursor = s.i
@@ -148,33 +169,8 @@ public final class GeoJSONReader: FeatureSource {
       state = .inFeatures(first: false)
       return .feature(feature)
     case .afterFeatures:
-      while true {
-        let c = try s.peek()
-        s.i += 1
-        if c == 0x7D { break }
-        guard c == 0x2C else {
-          s.i -= 1
-          throw s.unexpected("',' or '}' after the \"features\" array")
-        }
-        guard try s.peek() == 0x22 else { throw s.unexpected("a string key") }
-        let key = try s.parseString()
-        try s.expect(0x3A, "':' after an object key")
-        let valueIndex = s.i
-        let value = try s.parseValue(depth: 1)
-        if key == "type" {
-          guard collectionType == nil else {
-            throw ScanError("duplicate key \"type\" in an object", at: valueIndex, structural: true)
-          }
-          guard value.stringValue == "FeatureCollection" else {
-            throw ScanError(
-              "an object with \"features\" must be a FeatureCollection", at: valueIndex,
-              structural: true)
-          }
-          collectionType = "FeatureCollection"
-        } else if key == "crs" {
-          note("dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)", at: valueIndex)
-        }
-      }
+      let crsIndex = try s.parseCollectionTail(typeSeen: collectionType != nil)
+      if let crsIndex { note(droppedCRSNote, at: crsIndex) }
       cursor = s.i
       state = .between
       return .again
@@ -269,9 +265,14 @@ public final class GeoJSONReader: FeatureSource {
   private func describe(_ error: ScanError) -> String {
     switch state {
     case .inFeatures, .between:
-      error.isStructural ? "\(error.message) (feature \(featureCount + skippedCount))" : error.message
+      error.isStructural
+        ? "\(error.message) (feature \(featureBase + featureCount + skippedCount))" : error.message
     default: error.message
     }
+  }
+
+  private var droppedCRSNote: String {
+    "dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)"
   }
 
   private func note(_ message: String, at index: Int) {

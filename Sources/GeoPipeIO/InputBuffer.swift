@@ -27,11 +27,26 @@ public final class InputBuffer {
   private var columnBefore = 0
   private var discardedBytes = 0
 
+  // The last location computed, so that locations asked for in increasing order cost only
+  // the bytes between them.
+  private var cachedIndex = 0
+  private var cachedLine = 0
+  private var cachedColumn = 0
+
   /// Creates a window of `capacity` bytes over `source` and reads the first bytes.
-  public init(source: ByteSource, name: String, capacity: Int = 1 << 22) throws {
+  ///
+  /// `line` and `column` (1-based) say where the source's first byte stands in the file it
+  /// was cut from, so that a part of a file parsed on its own reports true locations.
+  public init(
+    source: ByteSource, name: String, capacity: Int = 1 << 22, line: Int = 1, column: Int = 1
+  ) throws {
     self.source = source
     self.name = name
     self.capacity = max(capacity, 16)
+    linesBefore = line - 1
+    columnBefore = column - 1
+    cachedLine = linesBefore
+    cachedColumn = columnBefore
     bytes = .allocate(capacity: self.capacity + 1)
     try fill()
   }
@@ -47,6 +62,9 @@ public final class InputBuffer {
   public func refill(keepingFrom keep: Int) throws -> Int? {
     guard !isAtEOF else { return nil }
     account(discarding: keep)
+    cachedIndex = 0
+    cachedLine = linesBefore
+    cachedColumn = columnBefore
     let kept = end - keep
     if keep > 0 {
       (bytes).update(from: bytes + keep, count: kept)
@@ -69,22 +87,28 @@ public final class InputBuffer {
     (bytes).update(from: bytes + count, count: end - count)
     end -= count
     discardedBytes += count
+    cachedIndex = 0
   }
 
   /// The line and column of the byte at `index` in the window.
   public func location(of index: Int) -> SourceLocation {
     let index = min(max(index, 0), end)
-    var line = linesBefore
-    var lastBreak = -1
-    for i in 0..<index where bytes[i] == 0x0A {
-      line += 1
-      lastBreak = i
+    if index < cachedIndex {
+      cachedIndex = 0
+      cachedLine = linesBefore
+      cachedColumn = columnBefore
     }
-    var column = lastBreak < 0 ? columnBefore : 0
-    for i in (lastBreak + 1)..<max(index, lastBreak + 1) where bytes[i] & 0xC0 != 0x80 {
-      column += 1
+    for i in cachedIndex..<index {
+      let c = bytes[i]
+      if c == 0x0A {
+        cachedLine += 1
+        cachedColumn = 0
+      } else if c & 0xC0 != 0x80 {
+        cachedColumn += 1
+      }
     }
-    return SourceLocation(file: name, line: line + 1, column: column + 1)
+    cachedIndex = index
+    return SourceLocation(file: name, line: cachedLine + 1, column: cachedColumn + 1)
   }
 
   /// The absolute byte offset in the (decompressed) input of the window index.

@@ -28,13 +28,18 @@ struct JSONScanner {
   let isFinal: Bool
   var i: Int
   let maxDepth: Int
+  let keys: KeyCache?
 
-  init(base: UnsafePointer<UInt8>, end: Int, isFinal: Bool, at index: Int, maxDepth: Int = 512) {
+  init(
+    base: UnsafePointer<UInt8>, end: Int, isFinal: Bool, at index: Int, maxDepth: Int = 512,
+    keys: KeyCache? = nil
+  ) {
     self.base = base
     self.end = end
     self.isFinal = isFinal
     i = index
     self.maxDepth = maxDepth
+    self.keys = keys
   }
 
   // MARK: Tokens
@@ -93,6 +98,22 @@ struct JSONScanner {
     let open = i
     i += 1
     var high: UInt8 = 0
+    // Eight bytes at a time while none is a quote, a backslash or a control character.
+    var wide: UInt64 = 0
+    let raw = UnsafeRawPointer(base)
+    while i + 8 <= end {
+      let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      let quote = word ^ 0x2222_2222_2222_2222
+      let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+      let special =
+        ((quote &- 0x0101_0101_0101_0101) & ~quote)
+        | ((slash &- 0x0101_0101_0101_0101) & ~slash)
+        | ((word &- 0x2020_2020_2020_2020) & ~word)
+      if special & 0x8080_8080_8080_8080 != 0 { break }
+      wide |= word
+      i += 8
+    }
+    if wide & 0x8080_8080_8080_8080 != 0 { high = 0x80 }
     while i < end {
       let c = base[i]
       if c == 0x22 {
@@ -353,6 +374,7 @@ struct JSONScanner {
     guard depth <= maxDepth else { throw ScanError("nesting deeper than \(maxDepth) levels", at: i) }
     try expect(0x7B, "'{'")
     var object = JSONObject()
+    object.reserveCapacity(8)
     if try peek() == 0x7D {
       i += 1
       return object
@@ -360,7 +382,14 @@ struct JSONScanner {
     while true {
       guard try peek() == 0x22 else { throw unexpected("a string key") }
       let keyIndex = i
-      let key = try parseString()
+      var key = ""
+      if let raw = try scanString(decoded: &key) {
+        key =
+          keys?.string(base, raw)
+          ?? String(
+            decoding: UnsafeBufferPointer(start: base + raw.lowerBound, count: raw.count),
+            as: UTF8.self)
+      }
       try expect(0x3A, "':' after an object key")
       let value = try parseValue(depth: depth)
       try Self.checkDuplicate(key, in: object, at: keyIndex)
@@ -430,7 +459,8 @@ struct JSONScanner {
         if next == close { return }
         guard next == 0x2C else {
           i -= 1
-          throw unexpected(c == 0x7B ? "',' or '}'" : "',' or ']'")
+          throw unexpected(
+            c == 0x7B ? "',' or '}' after an object member" : "',' or ']' after an array element")
         }
       }
     case 0x74: try literal("true")

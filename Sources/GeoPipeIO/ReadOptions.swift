@@ -45,6 +45,9 @@ public struct ReadOptions: Sendable {
   public var format: InputFormat?
   /// CSV settings.
   public var csv = CSVOptions()
+  /// Threads that parse GeoJSON; above 1, one more thread cuts the input into batches.
+  /// Features still come out in input order, with the same errors.
+  public var threads = 1
   /// Receives notes and warnings (a dropped `crs` member, a skipped feature).
   public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
 

@@ -58,13 +58,16 @@ public struct StageContext: Sendable {
   public var diagnostics: @Sendable (ReadDiagnostic) -> Void
   /// Standard output, for stages that print reports.
   public var standardOutput: @Sendable ([UInt8]) throws -> Void
+  /// How many threads a stage may use for parsing.
+  public var threads: Int
 
   /// Creates a context.
   public init(
     diagnostics: @escaping @Sendable (ReadDiagnostic) -> Void,
-    standardOutput: @escaping @Sendable ([UInt8]) throws -> Void
+    standardOutput: @escaping @Sendable ([UInt8]) throws -> Void, threads: Int = 1
   ) {
     self.diagnostics = diagnostics
     self.standardOutput = standardOutput
+    self.threads = threads
   }
 }

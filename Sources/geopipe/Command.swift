@@ -1,3 +1,4 @@
+import Foundation
 import GeoPipeCore
 import GeoPipeIO
 import GeoPipeStages
@@ -48,6 +49,14 @@ struct Command {
     "geopipe convert big.geojson.gz big.csv --columns name,population",
   ]
 
+  /// Parsing threads: the processors online, or GEOPIPE_THREADS.
+  static var threads: Int {
+    if let text = ProcessInfo.processInfo.environment["GEOPIPE_THREADS"], let n = Int(text), n > 0 {
+      return n
+    }
+    return max(1, ProcessInfo.processInfo.activeProcessorCount)
+  }
+
   func help() -> String {
     if name == "convert" {
       return Help.command(
@@ -89,7 +98,7 @@ struct Command {
       standardOutput: { bytes in
         let out = try OutputFile(path: "-")
         try bytes.withUnsafeBytes { try out.write($0) }
-      })
+      }, threads: Command.threads)
     let counters = RunCounters()
     let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
     let progress = showProgress ? ProgressLine(counters: counters, label: name) : nil

@@ -62,6 +62,7 @@ enum ReadStage {
   static func open(_ path: String, values: OptionValues, context: StageContext) throws -> any FeatureReader {
     var options = ReadOptions()
     options.diagnostics = context.diagnostics
+    options.threads = context.threads
     if let format = values.string("input-format"), format != "auto" {
       options.format = InputFormat(rawValue: format)
     }

@@ -1,0 +1,145 @@
+import GeoPipeCore
+import Synchronization
+
+/// Reads GeoJSON on several threads: one cuts the input into batches of features
+/// (`GeoJSONSplitter`), others parse the batches, and features come out in input order, with
+/// the same errors, locations and warnings as the single-threaded `GeoJSONReader`.
+public final class ParallelGeoJSONReader: FeatureReader {
+  private struct Result: Sendable {
+    var features: [Feature] = []
+    var skipped = 0
+    var diagnostics: [ReadDiagnostic] = []
+    var failure: GeoPipeError?
+  }
+
+  /// Bad features skipped under `--on-error skip`.
+  public private(set) var skippedCount = 0
+  /// Bytes consumed from the input so far.
+  public var bytesRead: Int { progress.value.load(ordering: .relaxed) }
+
+  private let queue: OrderedWorkQueue<SplitterPiece, Result>
+  private let options: ReadOptions
+  private let progress = ByteCounter()
+  private var current: [Feature] = []
+  private var position = 0
+  private var pendingFailure: GeoPipeError?
+  private var finished = false
+
+  /// Reads `buffer` with `workers` parsing threads.
+  init(buffer: InputBuffer, options: ReadOptions, workers: Int, batchBytes: Int = 1 << 20) {
+    self.options = options
+    let splitter = GeoJSONSplitter(buffer: buffer, options: options, batchBytes: batchBytes)
+    let box = SplitterBox(splitter, progress: progress)
+    let name = buffer.name
+    let batchOptions = options
+    queue = OrderedWorkQueue(
+      workers: workers, capacity: 4 * workers + 2,
+      produce: { box.next() },
+      work: { piece in ParallelGeoJSONReader.parse(piece, name: name, options: batchOptions) })
+  }
+
+  private static func parse(_ piece: SplitterPiece, name: String, options: ReadOptions) -> Result {
+    var result = Result()
+    switch piece.piece {
+    case .failure(let error):
+      result.failure = error
+    case .batch(let batch):
+      let collector = DiagnosticCollector()
+      var local = options
+      local.diagnostics = { collector.append($0) }
+      do {
+        let buffer = try InputBuffer(
+          source: MemoryByteSource(batch.bytes), name: name, capacity: batch.bytes.count + 16,
+          line: batch.line, column: batch.column)
+        let reader = GeoJSONReader(
+          batch: buffer, inCollection: batch.inCollection, firstFeature: batch.firstFeature,
+          options: local)
+        while let feature = try reader.next() { result.features.append(feature) }
+        result.skipped = reader.skippedCount
+      } catch let error as GeoPipeError {
+        result.failure = error
+      } catch {
+        result.failure = GeoPipeError("\(error)", status: .ioError)
+      }
+      result.diagnostics = collector.items
+    }
+    return result
+  }
+
+  /// The next feature, or nil at the end of the input.
+  public func next() throws -> Feature? {
+    while position == current.count {
+      if let failure = pendingFailure {
+        pendingFailure = nil
+        finished = true
+        queue.cancel()
+        throw failure
+      }
+      guard !finished, let result = queue.next() else {
+        finished = true
+        return nil
+      }
+      for diagnostic in result.diagnostics { options.diagnostics(diagnostic) }
+      skippedCount += result.skipped
+      current = result.features
+      position = 0
+      pendingFailure = result.failure
+    }
+    let feature = current[position]
+    position += 1
+    return feature
+  }
+
+  deinit {
+    queue.cancel()
+  }
+}
+
+/// A piece from the splitter with the input position reached when it was cut.
+struct SplitterPiece: Sendable {
+  var piece: GeoJSONSplitter.Piece
+}
+
+/// Owns the splitter on the producer thread.
+private final class SplitterBox: @unchecked Sendable {
+  private let splitter: GeoJSONSplitter
+  private let progress: ByteCounter
+  private var done = false
+
+  init(_ splitter: GeoJSONSplitter, progress: ByteCounter) {
+    self.splitter = splitter
+    self.progress = progress
+  }
+
+  func next() -> SplitterPiece? {
+    guard !done else { return nil }
+    defer { progress.value.store(splitter.bytesRead, ordering: .relaxed) }
+    do {
+      guard let piece = try splitter.next() else {
+        done = true
+        return nil
+      }
+      if case .failure = piece { done = true }
+      return SplitterPiece(piece: piece)
+    } catch let error as GeoPipeError {
+      done = true
+      return SplitterPiece(piece: .failure(error))
+    } catch {
+      done = true
+      return SplitterPiece(piece: .failure(GeoPipeError("\(error)", status: .ioError)))
+    }
+  }
+}
+
+/// Gathers a batch's diagnostics so they can be reported in input order.
+private final class DiagnosticCollector: @unchecked Sendable {
+  private let lock = Mutex<[ReadDiagnostic]>([])
+
+  func append(_ diagnostic: ReadDiagnostic) { lock.withLock { $0.append(diagnostic) } }
+  var items: [ReadDiagnostic] { lock.withLock { $0 } }
+}
+
+/// A byte count shared between threads.
+private final class ByteCounter: Sendable {
+  let value = Atomic<Int>(0)
+}
