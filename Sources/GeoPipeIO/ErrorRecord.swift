@@ -22,12 +22,11 @@ public enum ErrorRecord {
   }
 
   /// The error a reader raises on meeting a record.
-  static func upstreamError(status: Int64?, message: String?, at location: SourceLocation)
-    -> GeoPipeError
-  {
+  static func upstreamError(status: Int64?, at location: SourceLocation) -> GeoPipeError {
     let exit = status.flatMap { ExitStatus(rawValue: Int32(truncatingIfNeeded: $0)) } ?? .dataError
-    var text = "the input ends with an error from an earlier geopipe stage"
-    if let message { text += " (\(message))" }
-    return GeoPipeError(text, at: location, status: exit)
+    // The stage that failed has already printed its message; say only where the input ended.
+    return GeoPipeError(
+      "\(location.file): the input ends with an error from an earlier geopipe stage "
+        + "(exit status \(exit.rawValue))", status: exit)
   }
 }

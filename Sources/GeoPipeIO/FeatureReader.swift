@@ -47,7 +47,8 @@ public enum FeatureReaders {
     let format = try options.format ?? detect(head, name: name, location: buffer.location(of: 0))
     switch format {
     case .geojson, .geojsonseq:
-      if options.threads > 1 {
+      // Skipping bad features needs the single-threaded reader's recovery.
+      if options.threads > 1 && options.onError == .fail {
         return ParallelGeoJSONReader(buffer: buffer, options: options, workers: options.threads)
       }
       return GeoJSONReader(buffer: buffer, options: options)

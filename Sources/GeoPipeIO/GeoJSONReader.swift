@@ -47,12 +47,15 @@ public final class GeoJSONReader: FeatureSource {
 
   /// Reads one batch cut from a larger input by `GeoJSONSplitter`: features of a
   /// FeatureCollection separated by commas (`inCollection`), or a run of a sequence.
-  init(batch buffer: InputBuffer, inCollection: Bool, firstFeature: Int, options: ReadOptions) {
+  init(
+    batch buffer: InputBuffer, inCollection: Bool, startsCollection: Bool, firstFeature: Int,
+    options: ReadOptions
+  ) {
     self.buffer = buffer
     self.options = options
     featureBase = firstFeature
     isBatch = true
-    if inCollection { state = .inFeatures(first: true) }
+    if inCollection { state = .inFeatures(first: startsCollection) }
   }
 
   /// The next feature, or nil at the end of the input.
@@ -218,12 +221,10 @@ public final class GeoJSONReader: FeatureSource {
     s.i += prefix.count
     let record = try? s.parseValue()
     var status: Int64?
-    var message: String?
-    if case .object(let object)? = record {
-      if case .integer(let value)? = object["status"] { status = value }
-      message = object["message"]?.stringValue
+    if case .object(let object)? = record, case .integer(let value)? = object["status"] {
+      status = value
     }
-    throw ErrorRecord.upstreamError(status: status, message: message, at: buffer.location(of: start))
+    throw ErrorRecord.upstreamError(status: status, at: buffer.location(of: start))
   }
 
   private func recover(from error: ScanError, recordStart: Int) throws {

@@ -14,6 +14,8 @@ final class GeoJSONSplitter {
     var line: Int
     var column: Int
     var inCollection: Bool
+    /// Whether the batch starts at the first feature of its collection (no comma before it).
+    var startsCollection: Bool
     var firstFeature: Int
   }
 
@@ -38,6 +40,8 @@ final class GeoJSONSplitter {
   private var runLocation = SourceLocation(file: "", line: 1, column: 1)
   private var runFirst = 0
   private var runInCollection = false
+  private var runStartsCollection = false
+  private var stepStartedCollection = false
 
   private enum State {
     case between
@@ -79,6 +83,7 @@ final class GeoJSONSplitter {
             runLocation = buffer.location(of: range.lowerBound)
             runFirst = featureIndex
             if case .inFeatures = state { runInCollection = true } else { runInCollection = false }
+            runStartsCollection = stepStartedCollection
           }
           runEnd = range.upperBound
           featureIndex += 1
@@ -117,7 +122,8 @@ final class GeoJSONSplitter {
     return .batch(
       Batch(
         bytes: bytes, line: runLocation.line, column: runLocation.column,
-        inCollection: runInCollection, firstFeature: runFirst))
+        inCollection: runInCollection, startsCollection: runStartsCollection,
+        firstFeature: runFirst))
   }
 
   private func step() throws -> Step {
@@ -160,15 +166,9 @@ final class GeoJSONSplitter {
         state = .inFeatures(first: true)
         return .boundary
       }
-      do {
-        try s.skipValue(depth: 0)
-      } catch let error as ScanError where options.onError == .skip {
-        // Leave the bad line to the batch parser, which skips it with a warning.
-        cursor = try restOfLine(from: error.index)
-        return .feature(start..<cursor)
-      }
-      cursor = s.i
-      return .feature(start..<s.i)
+      let end = try endOfValue(from: start)
+      cursor = end
+      return .feature(start..<end)
     case .inFeatures(let first):
       if try s.peek() == 0x5D {
         s.i += 1
@@ -176,19 +176,76 @@ final class GeoJSONSplitter {
         state = .afterFeatures
         return .boundary
       }
-      if !first { try s.expect(0x2C, "',' or ']' after a feature") }
-      _ = try s.peek()
       let start = s.i
-      try s.skipValue(depth: 2)
-      cursor = s.i
+      stepStartedCollection = first
+      if !first {
+        guard s.base[s.i] == 0x2C else {
+          // Not a separator: hand the text to a batch parser, which reports the error.
+          state = .done
+          return .feature(start..<(s.i + 1))
+        }
+        s.i += 1
+        _ = try s.peek()
+      }
+      let end = try endOfValue(from: s.i)
+      cursor = end
       state = .inFeatures(first: false)
-      return .feature(start..<s.i)
+      return .feature(start..<end)
     case .afterFeatures:
       if let crs = try s.parseCollectionTail(typeSeen: collectionTypeSeen) { note(at: crs) }
       cursor = s.i
       state = .between
       return .boundary
     }
+  }
+
+  /// The index just past the JSON value that starts at `start`, found by matching brackets
+  /// outside strings only. The batch parser checks the syntax: for well-formed text this finds
+  /// the same end, and for malformed text the parser fails before reaching it, so errors and
+  /// their locations are the same as when reading in one thread.
+  private func endOfValue(from start: Int) throws -> Int {
+    let base = buffer.bytes
+    let end = buffer.end
+    var i = start
+    var depth = 0
+    let raw = UnsafeRawPointer(base)
+    repeat {
+      guard i < end else {
+        if buffer.isAtEOF { return end }
+        throw NeedMoreInput()
+      }
+      let c = base[i]
+      i += 1
+      switch c {
+      case 0x7B, 0x5B: depth += 1
+      case 0x7D, 0x5D: depth -= 1
+      case 0x22:
+        // Skip the string, eight bytes at a time while there is no quote or backslash.
+        while true {
+          while i + 8 <= end {
+            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let quote = word ^ 0x2222_2222_2222_2222
+            let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+            let hits =
+              ((quote &- 0x0101_0101_0101_0101) & ~quote)
+              | ((slash &- 0x0101_0101_0101_0101) & ~slash)
+            if hits & 0x8080_8080_8080_8080 != 0 { break }
+            i += 8
+          }
+          guard i < end else {
+            if buffer.isAtEOF { return end }
+            throw NeedMoreInput()
+          }
+          let d = base[i]
+          i += 1
+          if d == 0x22 { break }
+          if d == 0x5C { i += 1 }
+        }
+      default:
+        if depth == 0 { return i }  // a bare scalar; the parser will say what is wrong
+      }
+    } while depth > 0
+    return i
   }
 
   /// The index just past the end of the line (or RS record) that `index` is on; asks for more

@@ -98,15 +98,7 @@ public final class InputBuffer {
       cachedLine = linesBefore
       cachedColumn = columnBefore
     }
-    for i in cachedIndex..<index {
-      let c = bytes[i]
-      if c == 0x0A {
-        cachedLine += 1
-        cachedColumn = 0
-      } else if c & 0xC0 != 0x80 {
-        cachedColumn += 1
-      }
-    }
+    Self.count(bytes, from: cachedIndex, to: index, line: &cachedLine, column: &cachedColumn)
     cachedIndex = index
     return SourceLocation(file: name, line: cachedLine + 1, column: cachedColumn + 1)
   }
@@ -135,12 +127,21 @@ public final class InputBuffer {
   private func account(discarding count: Int) {
     guard count > 0 else { return }
     discardedBytes += count
+    Self.count(bytes, from: 0, to: count, line: &linesBefore, column: &columnBefore)
+  }
+
+  /// Advances a 0-based line and column over `bytes[from..<to]`: each line break starts a
+  /// new line, and every byte that does not continue a UTF-8 sequence is one character.
+  static func count(
+    _ bytes: UnsafePointer<UInt8>, from: Int, to: Int, line: inout Int, column: inout Int
+  ) {
+    guard from < to else { return }
     var lastBreak = -1
     var breaks = 0
-    // Eight bytes at a time: count 0x0A bytes with the SWAR zero-byte test.
-    var i = 0
+    var i = from
     let raw = UnsafeRawPointer(bytes)
-    while i + 8 <= count {
+    // Eight bytes at a time: count 0x0A bytes with the SWAR zero-byte test.
+    while i + 8 <= to {
       let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
       let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
       let t = ((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x
@@ -151,25 +152,25 @@ public final class InputBuffer {
       }
       i += 8
     }
-    while i < count {
+    while i < to {
       if bytes[i] == 0x0A {
         breaks += 1
         lastBreak = i
       }
       i += 1
     }
-    linesBefore += breaks
-    if lastBreak >= 0 { columnBefore = 0 }
-    var j = lastBreak + 1
-    while j + 8 <= count {
+    line += breaks
+    if lastBreak >= 0 { column = 0 }
+    var j = max(lastBreak + 1, from)
+    while j + 8 <= to {
       let word = raw.loadUnaligned(fromByteOffset: j, as: UInt64.self)
       // Continuation bytes are 10xxxxxx: bit 7 set and bit 6 clear.
       let continuation = word & ~(word << 1) & 0x8080_8080_8080_8080
-      columnBefore += 8 - continuation.nonzeroBitCount
+      column += 8 - continuation.nonzeroBitCount
       j += 8
     }
-    while j < count {
-      if bytes[j] & 0xC0 != 0x80 { columnBefore += 1 }
+    while j < to {
+      if bytes[j] & 0xC0 != 0x80 { column += 1 }
       j += 1
     }
   }

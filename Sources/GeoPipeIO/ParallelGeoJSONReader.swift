@@ -52,8 +52,8 @@ public final class ParallelGeoJSONReader: FeatureReader {
           source: MemoryByteSource(batch.bytes), name: name, capacity: batch.bytes.count + 16,
           line: batch.line, column: batch.column)
         let reader = GeoJSONReader(
-          batch: buffer, inCollection: batch.inCollection, firstFeature: batch.firstFeature,
-          options: local)
+          batch: buffer, inCollection: batch.inCollection, startsCollection: batch.startsCollection,
+          firstFeature: batch.firstFeature, options: local)
         while let feature = try reader.next() { result.features.append(feature) }
         result.skipped = reader.skippedCount
       } catch let error as GeoPipeError {

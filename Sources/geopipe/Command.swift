@@ -92,6 +92,9 @@ struct Command {
       return ExitStatus.usage.rawValue
     }
     let quiet = values.flag("quiet")
+    // `write -` and `convert IN -` stream features to standard output too.
+    let sinkToStdout =
+      (name == "write" && values.string("path") == "-") || (name == "convert" && values.string("output") == "-")
     let printer = DiagnosticPrinter(quiet: quiet)
     let context = StageContext(
       diagnostics: { printer.report($0) },
@@ -120,7 +123,7 @@ struct Command {
         if definition.role != .sink {
           var options = WriteOptions()
           options.recordSeparator = values.flag("rs")
-          options.rewind = false
+          options.rewind = !values.flag("no-rewind")
           stdoutWriter = GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
         }
       } else {
@@ -146,21 +149,23 @@ struct Command {
       progress?.stop()
       Terminal.printError(error.description)
       if error.status == .usage { Terminal.printError("usage: see 'geopipe \(name) --help'") }
-      endOutput(stdoutWriter, with: error)
+      endOutput(stdoutWriter, with: error, sinkWritesToStandardOutput: sinkToStdout)
       return error.status.rawValue
     } catch {
       progress?.stop()
       let wrapped = GeoPipeError("\(error)", status: .ioError)
       Terminal.printError(wrapped.description)
-      endOutput(stdoutWriter, with: wrapped)
+      endOutput(stdoutWriter, with: wrapped, sinkWritesToStandardOutput: sinkToStdout)
       return wrapped.status.rawValue
     }
   }
 
   /// Ends a stream on standard output with an error record, so that a geopipe stage reading
   /// it fails too instead of committing a truncated result.
-  private func endOutput(_ writer: GeoJSONSeqWriter?, with error: GeoPipeError) {
-    guard !Terminal.stdoutIsTerminal else { return }
+  private func endOutput(
+    _ writer: GeoJSONSeqWriter?, with error: GeoPipeError, sinkWritesToStandardOutput: Bool
+  ) {
+    guard !Terminal.stdoutIsTerminal, writer != nil || sinkWritesToStandardOutput else { return }
     do {
       try writer?.flushNow()
       let record = ErrorRecord.encode(error)

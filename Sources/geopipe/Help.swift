@@ -12,6 +12,9 @@ enum Help {
 
   static let stdoutOptions: [OptionSpec] = [
     OptionSpec("rs", .flag, help: "Write RS-delimited GeoJSONSeq (RFC 8142) to standard output."),
+    OptionSpec(
+      "no-rewind", .flag,
+      help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
   ]
 
   static func overview() -> String {
