@@ -44,7 +44,8 @@ public enum FeatureReaders {
       buffer.skipPrefix(3)
       head.removeFirst(3)
     }
-    let format = try options.format ?? detect(head, name: name, location: buffer.location(of: 0))
+    let firstByte = head.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) ?? 0
+    let format = try options.format ?? detect(head, name: name, location: buffer.location(of: firstByte))
     switch format {
     case .geojson, .geojsonseq:
       // Skipping bad features needs the single-threaded reader's recovery.

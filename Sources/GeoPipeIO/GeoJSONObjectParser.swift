@@ -353,6 +353,7 @@ extension JSONScanner {
 
   /// A LineString may be empty (`[]`), else needs two positions.
   private mutating func parseLine(_ checkRanges: Bool) throws -> CoordinateArray {
+    _ = try peek()
     let start = i
     let line = try parsePositions(minimum: 0, ring: false, checkRanges)
     if line.count == 1 {
@@ -383,8 +384,9 @@ extension JSONScanner {
 
   /// Parses an array of positions; rings must have four positions and be closed.
   mutating func parsePositions(minimum: Int, ring: Bool, _ checkRanges: Bool) throws -> CoordinateArray {
+    let first = try peek()
     let start = i
-    guard try peek() == 0x5B else {
+    guard first == 0x5B else {
       throw ScanError("expected an array of positions", at: i, structural: true)
     }
     i += 1
@@ -417,8 +419,9 @@ extension JSONScanner {
   /// Parses `[x, y]`, `[x, y, z]` or `[x, y, z, m]`.
   @inline(__always)
   mutating func parsePosition(checkRanges: Bool) throws -> Position {
+    let first = try peek()
     let start = i
-    guard try peek() == 0x5B else {
+    guard first == 0x5B else {
       throw ScanError("expected a position (an array of numbers)", at: i, structural: true)
     }
     i += 1

@@ -257,9 +257,9 @@ public final class GeoJSONReader: FeatureSource {
     } else {
       throw located
     }
-    skippedCount += 1
     options.diagnostics(
-      ReadDiagnostic(severity: "warning", message: "skipped: \(describe(error))", location: located.location))
+      ReadDiagnostic(severity: "warning", message: "skipped: \(located.message)", location: located.location))
+    skippedCount += 1
     _ = recordStart
   }
 

@@ -210,6 +210,20 @@ final class GeoJSONSplitter {
     var depth = 0
     let raw = UnsafeRawPointer(base)
     repeat {
+      // Eight bytes at a time past anything that is not a bracket or a quote.
+      while i + 8 <= end {
+        let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+        let folded = word | 0x2020_2020_2020_2020  // '[' → '{', ']' → '}'
+        let open = folded ^ 0x7B7B_7B7B_7B7B_7B7B
+        let close = folded ^ 0x7D7D_7D7D_7D7D_7D7D
+        let quote = word ^ 0x2222_2222_2222_2222
+        let hits =
+          ((open &- 0x0101_0101_0101_0101) & ~open)
+          | ((close &- 0x0101_0101_0101_0101) & ~close)
+          | ((quote &- 0x0101_0101_0101_0101) & ~quote)
+        if hits & 0x8080_8080_8080_8080 != 0 { break }
+        i += 8
+      }
       guard i < end else {
         if buffer.isAtEOF { return end }
         throw NeedMoreInput()

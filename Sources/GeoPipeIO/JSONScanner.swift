@@ -124,7 +124,7 @@ struct JSONScanner {
             let text = String(
               validating: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count),
               as: UTF8.self)
-          else { throw ScanError("invalid UTF-8 in string", at: open) }
+          else { throw ScanError("invalid UTF-8 in a string", at: firstInvalidUTF8(in: range)) }
           decoded = text
           return nil
         }
@@ -142,7 +142,33 @@ struct JSONScanner {
       high |= c
       i += 1
     }
-    throw ranOut()
+    throw unterminated(at: open)
+  }
+
+  /// The error for a string that runs to the end of the window.
+  func unterminated(at open: Int) -> Error {
+    isFinal ? ScanError("unterminated string: add the closing '\"'", at: open) : NeedMoreInput()
+  }
+
+  /// The index of the first byte in `range` that is not part of valid UTF-8.
+  func firstInvalidUTF8(in range: Range<Int>) -> Int {
+    var k = range.lowerBound
+    while k < range.upperBound {
+      let c = base[k]
+      let length: Int
+      switch c {
+      case 0..<0x80: length = 1
+      case 0xC2...0xDF: length = 2
+      case 0xE0...0xEF: length = 3
+      case 0xF0...0xF4: length = 4
+      default: return k
+      }
+      guard k + length <= range.upperBound else { return k }
+      let sequence = UnsafeBufferPointer(start: base + k, count: length)
+      if String(validating: sequence, as: UTF8.self) == nil { return k }
+      k += length
+    }
+    return range.lowerBound
   }
 
   /// Parses a string value at the current index.
@@ -162,7 +188,7 @@ struct JSONScanner {
     var out: [UInt8] = []
     out.reserveCapacity(32)
     while true {
-      guard i < end else { throw ranOut() }
+      guard i < end else { throw unterminated(at: open) }
       let c = base[i]
       if c == 0x22 {
         i += 1
@@ -211,12 +237,13 @@ struct JSONScanner {
         i += consumed
         continue
       default:
-        throw ScanError("invalid escape '\\\(describeByte(at: i + 1))' in a string", at: i)
+        let shown = e >= 0x21 && e <= 0x7E ? String(Character(Unicode.Scalar(e))) : "?"
+        throw ScanError("invalid escape '\\\(shown)' in a string", at: i)
       }
       i += 2
     }
     guard let text = String(validating: out, as: UTF8.self) else {
-      throw ScanError("invalid UTF-8 in string", at: open)
+      throw ScanError("invalid UTF-8 in a string", at: firstInvalidUTF8(in: (open + 1)..<i))
     }
     return text
   }

@@ -20,12 +20,29 @@ public struct JSONTextWriter {
     bytes.append(0x22)
     var text = string
     text.withUTF8 { utf8 in
+      guard let base = utf8.baseAddress else { return }
+      let words = UnsafeRawPointer(base)
       var runStart = 0
-      for k in 0..<utf8.count {
-        let c = utf8[k]
+      var k = 0
+      while k < utf8.count {
+        // Eight bytes at a time while none needs escaping.
+        while k + 8 <= utf8.count {
+          let word = words.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+          let quote = word ^ 0x2222_2222_2222_2222
+          let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
+          let special =
+            ((quote &- 0x0101_0101_0101_0101) & ~quote)
+            | ((slash &- 0x0101_0101_0101_0101) & ~slash)
+            | ((word &- 0x2020_2020_2020_2020) & ~word)
+          if special & 0x8080_8080_8080_8080 != 0 { break }
+          k += 8
+        }
+        guard k < utf8.count else { break }
+        let c = base[k]
+        k += 1
         guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<k]))
-        runStart = k + 1
+        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: k - 1 - runStart))
+        runStart = k
         switch c {
         case 0x22: raw("\\\"")
         case 0x5C: raw("\\\\")
@@ -40,7 +57,7 @@ public struct JSONTextWriter {
           bytes.append(hexDigit(c & 0xF))
         }
       }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<utf8.count]))
+      bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart))
     }
     bytes.append(0x22)
   }
@@ -70,7 +87,9 @@ public struct JSONTextWriter {
   /// Appends a double as a JSON float: shortest round-trip digits, always with a fraction or
   /// an exponent so it reads back as a float (`1.0`, `-0.0`, `1e-05`).
   public mutating func writeFloat(_ value: Double) {
-    bytes.append(contentsOf: value.description.utf8)
+    if !writeShortDecimal(value, wholeSuffix: true) {
+      bytes.append(contentsOf: value.description.utf8)
+    }
   }
 
   /// Appends a coordinate: shortest round-trip digits, with a whole number written without
@@ -79,15 +98,79 @@ public struct JSONTextWriter {
   public mutating func writeCoordinate(_ value: Double, precision: Int? = nil) {
     var v = value
     if let precision {
-      let scale = powersOfTen[min(max(precision, 0), 15)]
+      let scale = powersOfTen[min(max(precision, 0), 17)]
       let rounded = (v * scale).rounded() / scale
       if rounded.isFinite { v = rounded }
     }
+    if writeShortDecimal(v, wholeSuffix: false) { return }
     let text = v.description
     if text.hasSuffix(".0") {
       bytes.append(contentsOf: text.utf8.dropLast(2))
     } else {
       bytes.append(contentsOf: text.utf8)
+    }
+  }
+
+  /// Writes `value` in plain decimal notation with the fewest fraction digits that read back
+  /// to exactly the same double, when `value` is in the range where that is also how
+  /// `Double.description` writes it (1e-4 ≤ |value| < 2^53); returns false otherwise.
+  ///
+  /// Trying 0, 1, 2, … decimals is exact: for an integer m < 2^53 and k ≤ 17, `m / 10^k` is
+  /// a single correctly rounded division, so it equals `value` exactly when the decimal
+  /// m·10^-k reads back as `value`.
+  @inline(__always)
+  private mutating func writeShortDecimal(_ value: Double, wholeSuffix: Bool) -> Bool {
+    let magnitude = value.magnitude
+    guard magnitude >= 1e-4 && magnitude < 9_007_199_254_740_992 else { return false }
+    // The most decimals that keep the scaled value an exact integer (below 2^53).
+    var high = 17
+    while high > 0 && magnitude * powersOfTen[high] >= 9_007_199_254_740_992 { high -= 1 }
+    guard exactly(magnitude, decimals: high) != nil else { return false }
+    // Fewer decimals that still round-trip: the property is monotonic, so bisect.
+    var low = 0
+    while low < high {
+      let middle = (low + high) / 2
+      if exactly(magnitude, decimals: middle) != nil { high = middle } else { low = middle + 1 }
+    }
+    guard let digits = exactly(magnitude, decimals: high) else { return false }
+    if value < 0 { bytes.append(0x2D) }
+    writeDecimal(digits, fractionDigits: high)
+    if high == 0 && wholeSuffix { raw(".0") }
+    return true
+  }
+
+  /// The integer m with m / 10^decimals == magnitude exactly, if there is one.
+  @inline(__always)
+  private func exactly(_ magnitude: Double, decimals: Int) -> UInt64? {
+    let scale = powersOfTen[decimals]
+    let scaled = (magnitude * scale).rounded()
+    guard scaled < 9_007_199_254_740_992, scaled / scale == magnitude else { return nil }
+    return UInt64(scaled)
+  }
+
+  /// Writes `digits` with a decimal point `fractionDigits` from the right (`1234`, 2 → 12.34;
+  /// `5`, 3 → 0.005).
+  private mutating func writeDecimal(_ digits: UInt64, fractionDigits: Int) {
+    var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    withUnsafeMutableBytes(of: &scratch) { buffer in
+      var n = digits
+      var count = 0
+      repeat {
+        buffer[31 - count] = 0x30 + UInt8(n % 10)
+        n /= 10
+        count += 1
+      } while n > 0
+      while count <= fractionDigits {
+        buffer[31 - count] = 0x30
+        count += 1
+      }
+      let start = 32 - count
+      let point = 32 - fractionDigits
+      bytes.append(contentsOf: buffer[start..<point])
+      if fractionDigits > 0 {
+        bytes.append(0x2E)
+        bytes.append(contentsOf: buffer[point..<32])
+      }
     }
   }
 
@@ -127,7 +210,7 @@ public struct JSONTextWriter {
   }
 }
 
-private let powersOfTen: [Double] = (0...15).map { k in
+private let powersOfTen: [Double] = (0...17).map { k in
   var value = 1.0
   for _ in 0..<k { value *= 10 }
   return value

@@ -20,8 +20,8 @@ public final class ParallelGeoJSONReader: FeatureReader {
   private let queue: OrderedWorkQueue<SplitterPiece, Result>
   private let options: ReadOptions
   private let progress = ByteCounter()
+  // The current batch, reversed, so features move out with popLast() instead of being copied.
   private var current: [Feature] = []
-  private var position = 0
   private var pendingFailure: GeoPipeError?
   private var finished = false
 
@@ -68,7 +68,7 @@ public final class ParallelGeoJSONReader: FeatureReader {
 
   /// The next feature, or nil at the end of the input.
   public func next() throws -> Feature? {
-    while position == current.count {
+    while current.isEmpty {
       if let failure = pendingFailure {
         pendingFailure = nil
         finished = true
@@ -82,12 +82,10 @@ public final class ParallelGeoJSONReader: FeatureReader {
       for diagnostic in result.diagnostics { options.diagnostics(diagnostic) }
       skippedCount += result.skipped
       current = result.features
-      position = 0
+      current.reverse()
       pendingFailure = result.failure
     }
-    let feature = current[position]
-    position += 1
-    return feature
+    return current.popLast()
   }
 
   deinit {

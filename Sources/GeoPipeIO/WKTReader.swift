@@ -17,6 +17,8 @@ public struct WKTReader {
   private var i = 0
   private var depth = 0
   private let checkRanges: Bool
+  /// Numbers per position: declared with Z/M/ZM, else set by the first position.
+  private var positionSize: Int?
 
   /// Parses `text`; with `checkRanges`, longitudes and latitudes must be in range.
   public static func parse(_ text: String, checkRanges: Bool = true) throws(Failure) -> Geometry? {
@@ -107,6 +109,10 @@ public struct WKTReader {
     save = i
     if readWord() == "EMPTY" { return emptyGeometry(typeName) }
     i = save
+    // Each geometry has its own dimension; collection members declare theirs.
+    let outerSize = positionSize
+    positionSize = dimension > 2 && typeName != "GEOMETRYCOLLECTION" ? dimension : nil
+    defer { positionSize = outerSize }
     let context = Context(dimension: dimension, measureOnly: measureOnly)
     switch typeName {
     case "POINT":
@@ -235,6 +241,10 @@ public struct WKTReader {
     }
     guard values.count >= 2 else { throw fail("a position needs at least two numbers") }
     guard values.count <= 4 else { throw fail("a position has at most four numbers") }
+    if let size = positionSize, size != values.count {
+      throw fail("every position of this geometry needs \(size) numbers, found \(values.count)")
+    }
+    positionSize = values.count
     if context.measureOnly && values.count == 3 {
       return Position(x: values[0], y: values[1], m: values[2])
     }

@@ -10,7 +10,8 @@ public enum WKTWriter {
   }
 
   private static func write(_ g: Geometry, into w: inout JSONTextWriter, precision: Int?, tagged: Bool) {
-    let z = g.hasZ
+    // Collection members carry their own dimension tag.
+    let z = g.hasZ && g.kind != .geometryCollection
     w.bytes.append(contentsOf: g.typeName.uppercased().utf8)
     if z { w.raw(" Z") }
     switch g {

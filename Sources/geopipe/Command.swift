@@ -83,18 +83,20 @@ struct Command {
     let values: OptionValues
     do {
       values = try parser.parse(words.map { $0 == "-q" ? "--quiet" : $0 })
-    } catch let error as GeoPipeError {
-      Terminal.printError(error.description)
-      Terminal.printError("usage: see 'geopipe \(name) --help'")
-      return error.status.rawValue
     } catch {
-      Terminal.printError("error: \(error)")
-      return ExitStatus.usage.rawValue
+      let failure = error as? GeoPipeError ?? GeoPipeError.usage("\(error)")
+      Terminal.printError(failure.description)
+      Terminal.printError("usage: see 'geopipe \(name) --help'")
+      endOutput(nil, with: failure, streamsFeatures: definition.map { $0.role != .sink } ?? false)
+      return failure.status.rawValue
     }
     let quiet = values.flag("quiet")
-    // `write -` and `convert IN -` stream features to standard output too.
-    let sinkToStdout =
-      (name == "write" && values.string("path") == "-") || (name == "convert" && values.string("output") == "-")
+    // Sources and transforms stream features to standard output; so do `write -` and
+    // `convert IN -`.
+    let streamsFeatures =
+      definition.map { $0.role != .sink } ?? false
+      || (name == "write" && values.string("path") == "-")
+      || (name == "convert" && values.string("output") == "-")
     let printer = DiagnosticPrinter(quiet: quiet)
     let context = StageContext(
       diagnostics: { printer.report($0) },
@@ -149,23 +151,22 @@ struct Command {
       progress?.stop()
       Terminal.printError(error.description)
       if error.status == .usage { Terminal.printError("usage: see 'geopipe \(name) --help'") }
-      endOutput(stdoutWriter, with: error, sinkWritesToStandardOutput: sinkToStdout)
+      endOutput(stdoutWriter, with: error, streamsFeatures: streamsFeatures)
       return error.status.rawValue
     } catch {
       progress?.stop()
       let wrapped = GeoPipeError("\(error)", status: .ioError)
       Terminal.printError(wrapped.description)
-      endOutput(stdoutWriter, with: wrapped, sinkWritesToStandardOutput: sinkToStdout)
+      endOutput(stdoutWriter, with: wrapped, streamsFeatures: streamsFeatures)
       return wrapped.status.rawValue
     }
   }
 
   /// Ends a stream on standard output with an error record, so that a geopipe stage reading
-  /// it fails too instead of committing a truncated result.
-  private func endOutput(
-    _ writer: GeoJSONSeqWriter?, with error: GeoPipeError, sinkWritesToStandardOutput: Bool
-  ) {
-    guard !Terminal.stdoutIsTerminal, writer != nil || sinkWritesToStandardOutput else { return }
+  /// it fails too instead of committing a truncated result. Commands that do not stream
+  /// features write one only when standard output is a pipe, where another stage may read.
+  private func endOutput(_ writer: GeoJSONSeqWriter?, with error: GeoPipeError, streamsFeatures: Bool) {
+    guard !Terminal.stdoutIsTerminal, streamsFeatures || Terminal.stdoutIsPipe else { return }
     do {
       try writer?.flushNow()
       let record = ErrorRecord.encode(error)

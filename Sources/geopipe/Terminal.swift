@@ -9,6 +9,14 @@ enum Terminal {
   static var stderrIsTerminal: Bool { isatty(2) == 1 }
   static var stdoutIsTerminal: Bool { isatty(1) == 1 }
 
+  /// Whether standard output is a pipe or socket (another process reads it).
+  static var stdoutIsPipe: Bool {
+    var info = stat()
+    guard fstat(1, &info) == 0 else { return false }
+    let type = info.st_mode & S_IFMT
+    return type == S_IFIFO || type == S_IFSOCK
+  }
+
   /// Writes a line to standard error.
   static func printError(_ text: String) {
     let line = text.hasSuffix("\n") ? text : text + "\n"

@@ -109,9 +109,10 @@ import Testing
     ("{\"type\":\"Feature\",\"properties\":{\"é\":\"ü\" x},\"geometry\":null}", "test:1:41: error: expected ',' or '}' after an object member, found 'x'"),
     ("[1,2]", "test:1:1: error: the input is a JSON array; geopipe reads GeoJSON objects (a FeatureCollection, Features or geometries)"),
     ("{\"type\":\"Feature\",\"properties\":{\"a\":01}}", "test:1:37: error: numbers cannot have leading zeros"),
-    ("{\"type\":\"Feature\",\"properties\":{\"a\":\"x", "test:1:39: error: unexpected end of input"),
+    ("{\"type\":\"Feature\",\"properties\":{\"a\":\"x", "test:1:37: error: unterminated string: add the closing '\"'"),
     ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null} x]}", "test:1:92: error: expected ',' or ']' after a feature, found 'x'"),
-    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null},{\"type\":\"Fea", "test:1:104: error: unexpected end of input"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null},{\"type\":\"Feature\",\"properties\":{}", "test:1:125: error: unexpected end of input"),
+    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null},{\"type\":\"Fea", "test:1:100: error: unterminated string: add the closing '\"'"),
     ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"a\":[}},\"geometry\":null}]}", "test:1:78: error: expected a JSON value, found '}'"),
   ])
   func reportsErrorsWithLocations(input: String, expected: String) {
