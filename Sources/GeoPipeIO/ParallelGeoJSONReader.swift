@@ -1,3 +1,4 @@
+import Foundation
 import GeoPipeCore
 import Synchronization
 
@@ -17,7 +18,7 @@ public final class ParallelGeoJSONReader: FeatureReader {
   /// Bytes consumed from the input so far.
   public var bytesRead: Int { progress.value.load(ordering: .relaxed) }
 
-  private let queue: OrderedWorkQueue<SplitterPiece, Result>
+  private let pool: OrderedTaskPool<SplitterPiece, Result>
   private let options: ReadOptions
   private let progress = ByteCounter()
   // The current batch, reversed, so features move out with popLast() instead of being copied.
@@ -32,10 +33,19 @@ public final class ParallelGeoJSONReader: FeatureReader {
     let box = SplitterBox(splitter, progress: progress)
     let name = buffer.name
     let batchOptions = options
-    queue = OrderedWorkQueue(
-      workers: workers, capacity: 4 * workers + 2,
-      produce: { box.next() },
-      work: { piece in ParallelGeoJSONReader.parse(piece, name: name, options: batchOptions) })
+    let pool = OrderedTaskPool<SplitterPiece, Result>(workers: workers) { piece in
+      ParallelGeoJSONReader.parse(piece, name: name, options: batchOptions)
+    }
+    self.pool = pool
+    // The splitter runs on a thread of its own, a bounded number of batches ahead.
+    let capacity = 4 * workers + 2
+    Thread.detachNewThread {
+      while !pool.isCancelled, let piece = box.next() {
+        pool.waitForRoom(below: capacity)
+        pool.submit(piece)
+      }
+      pool.close()
+    }
   }
 
   private static func parse(_ piece: SplitterPiece, name: String, options: ReadOptions) -> Result {
@@ -72,10 +82,10 @@ public final class ParallelGeoJSONReader: FeatureReader {
       if let failure = pendingFailure {
         pendingFailure = nil
         finished = true
-        queue.cancel()
+        pool.cancel()
         throw failure
       }
-      guard !finished, let result = queue.next() else {
+      guard !finished, let result = pool.next(waiting: true) else {
         finished = true
         return nil
       }
@@ -89,7 +99,7 @@ public final class ParallelGeoJSONReader: FeatureReader {
   }
 
   deinit {
-    queue.cancel()
+    pool.cancel()
   }
 }
 

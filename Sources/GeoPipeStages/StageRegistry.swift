@@ -32,8 +32,10 @@ public enum StageRegistry {
   }
 
   /// Creates a writer as `write` would.
-  public static func makeWriter(path: String, values: OptionValues) throws -> any Stage {
-    try WriteStage(path: path, values: values)
+  public static func makeWriter(path: String, values: OptionValues, threads: Int = 1) throws
+    -> any Stage
+  {
+    try WriteStage(path: path, values: values, threads: threads)
   }
 }
 

@@ -126,11 +126,14 @@ struct Command {
           var options = WriteOptions()
           options.recordSeparator = values.flag("rs")
           options.rewind = !values.flag("no-rewind")
+          options.threads = Command.threads
           stdoutWriter = GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
         }
       } else {
         reader = try StageRegistry.openInput(values.string("input") ?? "-", values: values, context: context)
-        stages.append(try StageRegistry.makeWriter(path: values.string("output") ?? "-", values: values))
+        stages.append(
+          try StageRegistry.makeWriter(
+            path: values.string("output") ?? "-", values: values, threads: Command.threads))
       }
       guard let reader else { return 70 }
       progress?.start()

@@ -46,17 +46,22 @@ final class WriteStage: Stage {
         help: "The CRS of the features' coordinates; they are written as they are."),
     ] + outputOptions,
     role: .sink,
-    make: { values, _ in .stage(try WriteStage(path: values.string("path") ?? "-", values: values)) })
+    make: { values, context in
+      .stage(try WriteStage(path: values.string("path") ?? "-", values: values, threads: context.threads))
+    })
 
   private let writer: any FeatureWriter
 
-  init(path: String, values: OptionValues) throws {
-    writer = try WriteStage.makeWriter(path: path, values: values)
+  init(path: String, values: OptionValues, threads: Int = 1) throws {
+    writer = try WriteStage.makeWriter(path: path, values: values, threads: threads)
   }
 
   /// Opens an output as the options say.
-  static func makeWriter(path: String, values: OptionValues) throws -> any FeatureWriter {
+  static func makeWriter(path: String, values: OptionValues, threads: Int = 1) throws
+    -> any FeatureWriter
+  {
     var options = WriteOptions()
+    options.threads = threads
     options.rewind = !values.flag("no-rewind")
     options.precision = values.integer("precision")
     options.recordSeparator = values.flag("rs")

@@ -1,0 +1,70 @@
+import GeoPipeCore
+import Testing
+
+@testable import GeoPipeIO
+
+@Suite struct WriterTests {
+  private func features(_ n: Int) -> [Feature] {
+    (0..<n).map { (k: Int) -> Feature in
+      let x = Double(k % 360) - 180
+      let y = Double(k % 180) / 2 - 45
+      let geometry: Geometry? = k % 7 == 0 ? nil : .point(Position(x: x, y: y))
+      var properties = JSONObject()
+      properties["k"] = .integer(Int64(k))
+      properties["name"] = .string("place \(k) \"q\"")
+      return Feature(id: .integer(Int64(k)), geometry: geometry, properties: properties)
+    }
+  }
+
+  private func written(_ features: [Feature], format: OutputFormat, threads: Int) throws -> [UInt8] {
+    let sink = MemorySink()
+    var options = WriteOptions()
+    options.threads = threads
+    let writer: any FeatureWriter =
+      switch format {
+      case .geojson: GeoJSONWriter(sink: sink, options: options)
+      case .geojsonseq: GeoJSONSeqWriter(sink: sink, options: options)
+      case .csv: CSVWriter(sink: sink, options: options)
+      }
+    for feature in features { try writer.write(feature) }
+    try writer.finish()
+    #expect(sink.isCommitted)
+    return sink.bytes
+  }
+
+  @Test(arguments: [0, 1, 2047, 2048, 2049, 10_000])
+  func parallelEncodingGivesTheSameBytes(count: Int) throws {
+    let input = features(count)
+    for format in [OutputFormat.geojson, .geojsonseq] {
+      let one = try written(input, format: format, threads: 1)
+      #expect(try written(input, format: format, threads: 2) == one)
+      #expect(try written(input, format: format, threads: 3) == one)
+      let text = String(decoding: one, as: UTF8.self)
+      let reread = try readAll(text)
+      #expect(reread == input)
+    }
+  }
+
+  @Test func emptyCollectionIsValidGeoJSON() throws {
+    let text = String(decoding: try written([], format: .geojson, threads: 1), as: UTF8.self)
+    #expect(text == "{\"type\":\"FeatureCollection\",\"features\":[]}\n")
+  }
+
+  @Test func csvUsesCoordinateColumnsForPointsAndQuotesFields() throws {
+    let text = String(decoding: try written(features(3), format: .csv, threads: 1), as: UTF8.self)
+    #expect(text == """
+      longitude,latitude,k,name
+      ,,0,"place 0 ""q\"""
+      -179,-44.5,1,"place 1 ""q\"""
+      -178,-44,2,"place 2 ""q\"""
+
+      """)
+  }
+
+  @Test func csvRejectsANewPropertyUnlessAsked() throws {
+    let sink = MemorySink()
+    let writer = CSVWriter(sink: sink)
+    try writer.write(Feature(properties: ["a": .integer(1)]))
+    #expect(throws: GeoPipeError.self) { try writer.write(Feature(properties: ["b": .integer(2)])) }
+  }
+}
