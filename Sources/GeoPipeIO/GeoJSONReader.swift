@@ -107,11 +107,7 @@ public final class GeoJSONReader: FeatureSource {
       }
       throw NeedMoreInput()
     case .between:
-      while s.i < s.end {
-        let c = s.base[s.i]
-        guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x1E else { break }
-        s.i += 1
-      }
+      s.skipSeparators()
       guard s.i < s.end else {
         cursor = s.i
         if buffer.isAtEOF {

@@ -134,11 +134,7 @@ final class GeoJSONSplitter {
     case .done:
       return .end
     case .between:
-      while s.i < s.end {
-        let c = s.base[s.i]
-        guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x1E else { break }
-        s.i += 1
-      }
+      s.skipSeparators()
       guard s.i < s.end else {
         cursor = s.i
         if buffer.isAtEOF {
@@ -208,20 +204,9 @@ final class GeoJSONSplitter {
     let end = buffer.end
     var i = start
     var depth = 0
-    let raw = UnsafeRawPointer(base)
     repeat {
       // Eight bytes at a time past anything that is not a bracket or a quote.
-      while i + 8 <= end {
-        let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-        let folded = word | 0x2020_2020_2020_2020  // '[' → '{', ']' → '}'
-        let open = folded ^ 0x7B7B_7B7B_7B7B_7B7B
-        let close = folded ^ 0x7D7D_7D7D_7D7D_7D7D
-        let quote = word ^ 0x2222_2222_2222_2222
-        let hits =
-          ((open &- 0x0101_0101_0101_0101) & ~open)
-          | ((close &- 0x0101_0101_0101_0101) & ~close)
-          | ((quote &- 0x0101_0101_0101_0101) & ~quote)
-        if hits & 0x8080_8080_8080_8080 != 0 { break }
+      while i + 8 <= end && ByteScanning.containsStructure(ByteScanning.word(base, i)) == 0 {
         i += 8
       }
       guard i < end else {
@@ -237,13 +222,8 @@ final class GeoJSONSplitter {
         // Skip the string, eight bytes at a time while there is no quote or backslash.
         while true {
           while i + 8 <= end {
-            let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-            let quote = word ^ 0x2222_2222_2222_2222
-            let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-            let hits =
-              ((quote &- 0x0101_0101_0101_0101) & ~quote)
-              | ((slash &- 0x0101_0101_0101_0101) & ~slash)
-            if hits & 0x8080_8080_8080_8080 != 0 { break }
+            let word = ByteScanning.word(base, i)
+            if ByteScanning.contains(word, 0x22) | ByteScanning.contains(word, 0x5C) != 0 { break }
             i += 8
           }
           guard i < end else {

@@ -58,6 +58,16 @@ struct JSONScanner {
     }
   }
 
+  /// Skips whitespace and RS characters (the separators of RFC 8142 sequences).
+  @inline(__always)
+  mutating func skipSeparators() {
+    while i < end {
+      let c = base[i]
+      guard c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x1E else { return }
+      i += 1
+    }
+  }
+
   /// The next non-whitespace byte, not consumed.
   @inline(__always)
   mutating func peek() throws -> UInt8 {
@@ -100,16 +110,9 @@ struct JSONScanner {
     var high: UInt8 = 0
     // Eight bytes at a time while none is a quote, a backslash or a control character.
     var wide: UInt64 = 0
-    let raw = UnsafeRawPointer(base)
     while i + 8 <= end {
-      let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-      let quote = word ^ 0x2222_2222_2222_2222
-      let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-      let special =
-        ((quote &- 0x0101_0101_0101_0101) & ~quote)
-        | ((slash &- 0x0101_0101_0101_0101) & ~slash)
-        | ((word &- 0x2020_2020_2020_2020) & ~word)
-      if special & 0x8080_8080_8080_8080 != 0 { break }
+      let word = ByteScanning.word(base, i)
+      if ByteScanning.containsStringSpecial(word) != 0 { break }
       wide |= word
       i += 8
     }

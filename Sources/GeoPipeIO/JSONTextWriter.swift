@@ -21,20 +21,11 @@ public struct JSONTextWriter {
     var text = string
     text.withUTF8 { utf8 in
       guard let base = utf8.baseAddress else { return }
-      let words = UnsafeRawPointer(base)
       var runStart = 0
       var k = 0
       while k < utf8.count {
         // Eight bytes at a time while none needs escaping.
-        while k + 8 <= utf8.count {
-          let word = words.loadUnaligned(fromByteOffset: k, as: UInt64.self)
-          let quote = word ^ 0x2222_2222_2222_2222
-          let slash = word ^ 0x5C5C_5C5C_5C5C_5C5C
-          let special =
-            ((quote &- 0x0101_0101_0101_0101) & ~quote)
-            | ((slash &- 0x0101_0101_0101_0101) & ~slash)
-            | ((word &- 0x2020_2020_2020_2020) & ~word)
-          if special & 0x8080_8080_8080_8080 != 0 { break }
+        while k + 8 <= utf8.count, ByteScanning.containsStringSpecial(ByteScanning.word(base, k)) == 0 {
           k += 8
         }
         guard k < utf8.count else { break }
