@@ -106,7 +106,14 @@ struct Command {
       }, threads: Command.threads)
     let counters = RunCounters()
     let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
-    let progress = showProgress ? ProgressLine(counters: counters, label: name) : nil
+    let inputPath =
+      definition == nil
+      ? values.string("input")
+      : (definition?.role == .source || definition?.pathIsInput == true ? values.string("path") : nil)
+    let progress =
+      showProgress
+      ? ProgressLine(counters: counters, label: name, total: inputPath.flatMap(ProgressLine.size(of:)))
+      : nil
     var stdoutWriter: GeoJSONSeqWriter?
     var reader: (any FeatureReader)?
     do {

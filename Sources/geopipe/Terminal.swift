@@ -30,12 +30,15 @@ enum Terminal {
 final class ProgressLine: Sendable {
   private let counters: RunCounters
   private let label: String
+  private let total: Int?
   private let stopped = Atomic<Bool>(false)
   private let done = Mutex<Bool>(false)
 
-  init(counters: RunCounters, label: String) {
+  /// `total` is the input's size in bytes, when known, for a percentage.
+  init(counters: RunCounters, label: String, total: Int?) {
     self.counters = counters
     self.label = label
+    self.total = total
   }
 
   func start() {
@@ -47,9 +50,10 @@ final class ProgressLine: Sendable {
         let features = counters.features.load(ordering: .relaxed)
         let bytes = Double(counters.bytes.load(ordering: .relaxed))
         let seconds = max(Date().timeIntervalSince(start), 0.001)
-        let text = String(
+        var text = String(
           format: "\r\u{1B}[K%@: %@ features, %.1f MB, %.1f MB/s", label,
           ProgressLine.grouped(features), bytes / 1e6, bytes / 1e6 / seconds)
+        if let total, total > 0 { text += String(format: " (%.0f%%)", min(100, bytes * 100 / Double(total))) }
         done.withLock { finished in
           if !finished { Terminal.printErrorRaw(text) }
         }
@@ -63,6 +67,14 @@ final class ProgressLine: Sendable {
       if !finished { Terminal.printErrorRaw("\r\u{1B}[K") }
       finished = true
     }
+  }
+
+  /// The size of a plain (not compressed) input file, for the percentage.
+  static func size(of path: String) -> Int? {
+    guard path != "-", !path.lowercased().hasSuffix(".gz") else { return nil }
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    return Int(info.st_size)
   }
 
   static func grouped(_ n: Int) -> String {

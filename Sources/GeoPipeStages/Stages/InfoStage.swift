@@ -23,6 +23,8 @@ final class InfoStage: Stage {
     make: { values, context in .stage(InfoStage(json: values.flag("json"), output: context.standardOutput)) })
 
   private struct PropertySummary {
+    var name: String
+    /// JSON type names in the order first seen.
     var types: [String] = []
     var nulls = 0
     var present = 0
@@ -31,10 +33,14 @@ final class InfoStage: Stage {
   private let json: Bool
   private let output: @Sendable ([UInt8]) throws -> Void
   private var count = 0
-  private var kinds: [String: Int] = [:]
+  private var kindCounts = [Int](repeating: 0, count: GeometryKind.allCases.count + 1)
   private var bounds = BBox.empty
-  private var names: [String] = []
-  private var summaries: [String: PropertySummary] = [:]
+  private var summaries: [PropertySummary] = []
+  private var slots: [String: Int] = [:]
+  // The previous feature's keys and their slots: features usually repeat them in order, and
+  // comparing equal strings is cheaper than hashing them.
+  private var recentKeys: [String] = []
+  private var recentSlots: [Int] = []
 
   init(json: Bool, output: @escaping @Sendable ([UInt8]) throws -> Void) {
     self.json = json
@@ -44,23 +50,50 @@ final class InfoStage: Stage {
   func process(_ feature: Feature, emit: Emit) throws {
     count += 1
     if let geometry = feature.geometry {
-      kinds[geometry.typeName, default: 0] += 1
-      if let box = geometry.bbox { bounds.extend(box) }
+      kindCounts[GeometryKind.allCases.firstIndex(of: geometry.kind) ?? 0] += 1
+      geometry.forEachXY { x, y in bounds.extend(x: x, y: y) }
     } else {
-      kinds["null", default: 0] += 1
+      kindCounts[GeometryKind.allCases.count] += 1
     }
-    for member in feature.properties?.members ?? [] {
-      if summaries[member.key] == nil {
-        names.append(member.key)
-        summaries[member.key] = PropertySummary()
-      }
-      summaries[member.key]?.present += 1
+    guard let members = feature.properties?.members else { return }
+    for (position, member) in members.enumerated() {
+      let slot = slot(for: member.key, at: position)
+      summaries[slot].present += 1
       if member.value.isNull {
-        summaries[member.key]?.nulls += 1
-      } else if summaries[member.key]?.types.contains(member.value.typeName) == false {
-        summaries[member.key]?.types.append(member.value.typeName)
+        summaries[slot].nulls += 1
+      } else {
+        let type = member.value.typeName
+        if summaries[slot].types.last != type && !summaries[slot].types.contains(type) {
+          summaries[slot].types.append(type)
+        }
       }
     }
+  }
+
+  private func slot(for key: String, at position: Int) -> Int {
+    if position < recentKeys.count && recentKeys[position] == key { return recentSlots[position] }
+    let slot: Int
+    if let known = slots[key] {
+      slot = known
+    } else {
+      slot = summaries.count
+      slots[key] = slot
+      summaries.append(PropertySummary(name: key))
+    }
+    if position < recentKeys.count {
+      recentKeys[position] = key
+      recentSlots[position] = slot
+    } else if position == recentKeys.count {
+      recentKeys.append(key)
+      recentSlots.append(slot)
+    }
+    return slot
+  }
+
+  private var kinds: [(String, Int)] {
+    var named = GeometryKind.allCases.enumerated().map { ($1.rawValue, kindCounts[$0]) }
+    named.append(("null", kindCounts[GeometryKind.allCases.count]))
+    return named.filter { $0.1 > 0 }
   }
 
   func finish(emit: Emit) throws {
@@ -68,7 +101,7 @@ final class InfoStage: Stage {
   }
 
   private var sortedKinds: [(String, Int)] {
-    kinds.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+    kinds.sorted { $0.1 != $1.1 ? $0.1 > $1.1 : $0.0 < $1.0 }
   }
 
   private func textReport() -> [UInt8] {
@@ -79,11 +112,11 @@ final class InfoStage: Stage {
     if !bounds.isEmpty {
       lines.append("bbox: \(bounds.west), \(bounds.south), \(bounds.east), \(bounds.north)")
     }
-    if !names.isEmpty {
+    if !summaries.isEmpty {
       lines.append("properties:")
-      let width = names.map(\.count).max() ?? 0
-      for name in names {
-        guard let summary = summaries[name] else { continue }
+      let width = summaries.map(\.name.count).max() ?? 0
+      for summary in summaries {
+        let name = summary.name
         let types = summary.types.isEmpty ? "null" : summary.types.joined(separator: "|")
         var line = "  " + name + String(repeating: " ", count: max(0, width - name.count)) + "  " + types
         line += "  (\(summary.nulls) null, \(count - summary.present) missing)"
@@ -104,10 +137,9 @@ final class InfoStage: Stage {
       ? .null
       : .array([bounds.west, bounds.south, bounds.east, bounds.north].map { .double($0) })
     report["properties"] = .array(
-      names.compactMap { name in
-        guard let summary = summaries[name] else { return nil }
-        return .object([
-          "name": .string(name),
+      summaries.map { summary in
+        .object([
+          "name": .string(summary.name),
           "types": .array(summary.types.map { .string($0) }),
           "nulls": .integer(Int64(summary.nulls)),
           "missing": .integer(Int64(count - summary.present)),
