@@ -282,27 +282,47 @@ public final class CSVReader: FeatureSource {
   }
 
   private func point(lat: Int, lon: Int) throws -> Geometry? {
-    let latText = try text(of: lat).trimmingSpaces()
-    let lonText = try text(of: lon).trimmingSpaces()
-    if latText.isEmpty && lonText.isEmpty { return nil }
-    let y = try coordinate(latText, field: lat, name: "latitude", limit: 90)
-    let x = try coordinate(lonText, field: lon, name: "longitude", limit: 180)
+    let latRange = trimmed(lat)
+    let lonRange = trimmed(lon)
+    if latRange.isEmpty && lonRange.isEmpty { return nil }
+    let y = try coordinate(latRange, field: lat, name: "latitude", limit: 90)
+    let x = try coordinate(lonRange, field: lon, name: "longitude", limit: 180)
     return .point(Position(x: x, y: y))
   }
 
-  private func coordinate(_ text: String, field: Int, name: String, limit: Double) throws -> Double {
-    let at = buffer.location(of: fields[field].lowerBound)
-    guard !text.isEmpty else {
+  /// The field's byte range without surrounding spaces and tabs.
+  private func trimmed(_ field: Int) -> Range<Int> {
+    var range = fields[field]
+    let bytes = buffer.bytes
+    while !range.isEmpty, bytes[range.lowerBound] == 0x20 || bytes[range.lowerBound] == 0x09 {
+      range = (range.lowerBound + 1)..<range.upperBound
+    }
+    while !range.isEmpty, bytes[range.upperBound - 1] == 0x20 || bytes[range.upperBound - 1] == 0x09 {
+      range = range.lowerBound..<(range.upperBound - 1)
+    }
+    return range
+  }
+
+  /// Parses a coordinate straight from the window, without building a string.
+  private func coordinate(_ range: Range<Int>, field: Int, name: String, limit: Double) throws
+    -> Double
+  {
+    var at: SourceLocation { buffer.location(of: fields[field].lowerBound) }
+    guard !range.isEmpty else {
       throw GeoPipeError.data("\(name) is empty while the other coordinate is not", at: at)
     }
-    var bytes = Array(text.utf8)
+    let cell = UnsafeBufferPointer(start: buffer.bytes + range.lowerBound, count: range.count)
+    var value = parseDecimalLenient(cell)
     // Semicolon-separated files often use a decimal comma ("52,37").
-    if delimiter != 0x2C, let comma = bytes.firstIndex(of: 0x2C), !bytes.contains(0x2E),
-      bytes.lastIndex(of: 0x2C) == comma
+    if value == nil && delimiter != 0x2C, let comma = cell.firstIndex(of: 0x2C),
+      !cell.contains(0x2E), cell.lastIndex(of: 0x2C) == comma
     {
-      bytes[comma] = 0x2E
+      var copy = Array(cell)
+      copy[comma] = 0x2E
+      value = copy.withUnsafeBufferPointer { parseDecimalLenient($0) }
     }
-    guard let value = bytes.withUnsafeBufferPointer({ parseDecimalLenient($0) }), value.isFinite else {
+    var text: String { String(decoding: cell, as: UTF8.self) }
+    guard let value, value.isFinite else {
       throw GeoPipeError.data("\(name) \"\(text)\" is not a number", at: at)
     }
     if options.checkRanges && !(value >= -limit && value <= limit) {
