@@ -77,9 +77,9 @@ public indirect enum Geometry: Hashable, Sendable {
   public var hasZ: Bool {
     switch self {
     case .point(let p): p.hasZ
-    case .multiPoint(let c), .lineString(let c): c.dimension > 2
-    case .multiLineString(let lines), .polygon(let lines): lines.contains { $0.dimension > 2 }
-    case .multiPolygon(let polygons): polygons.contains { $0.contains { $0.dimension > 2 } }
+    case .multiPoint(let c), .lineString(let c): c.hasZ
+    case .multiLineString(let lines), .polygon(let lines): lines.contains(where: \.hasZ)
+    case .multiPolygon(let polygons): polygons.contains { $0.contains(where: \.hasZ) }
     case .geometryCollection(let members): members.contains { $0.hasZ }
     }
   }
@@ -141,6 +141,17 @@ extension Geometry {
 }
 
 extension CoordinateArray {
+  /// Whether any position has an altitude (a run may store only measures in its extra slots).
+  public var hasZ: Bool {
+    guard dimension > 2 else { return false }
+    var i = 2
+    while i < storage.count {
+      if !storage[i].isNaN { return true }
+      i += dimension
+    }
+    return false
+  }
+
   /// Calls `body` with every altitude that is present.
   public func forEachZ(_ body: (Double) -> Void) {
     guard dimension > 2 else { return }
