@@ -2,7 +2,8 @@ import GeoPipeCore
 import GeoPipeIO
 
 /// libFuzzer entry point: any bytes through the GeoJSON reader must give features or a
-/// GeoPipeError, never a crash; and whatever reads back must survive a write/read round trip
+/// GeoPipeError, never a crash; the parallel reader (in tiny batches) must give the same
+/// features or the same error; and whatever reads back must survive a write/read round trip
 /// unchanged.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzGeoJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
@@ -10,6 +11,12 @@ public func fuzzGeoJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   var options = ReadOptions()
   options.format = .geojson
   options.maxDepth = 64
+  var parallel = options
+  parallel.threads = 2
+  parallel.batchBytes = 24
+  let one = outcome(bytes, options: options)
+  let two = outcome(bytes, options: parallel)
+  if one != two { fatalError("parallel reading differs:\n\(one)\n\(two)") }
   guard let features = readAll(bytes, options: options) else { return 0 }
   let sink = MemorySink()
   var write = WriteOptions()
@@ -40,5 +47,17 @@ private func readAll(_ bytes: [UInt8], options: ReadOptions) -> [Feature]? {
     return nil
   } catch {
     fatalError("unexpected error type: \(error)")
+  }
+}
+
+/// The features, or the error's description, for comparing readers.
+private func outcome(_ bytes: [UInt8], options: ReadOptions) -> String {
+  do {
+    let reader = try FeatureReaders.open(source: MemoryByteSource(bytes), name: "fuzz", options: options)
+    var features: [Feature] = []
+    while let feature = try reader.next() { features.append(feature) }
+    return "\(features)"
+  } catch {
+    return "\(error)"
   }
 }

@@ -50,7 +50,9 @@ public enum FeatureReaders {
     case .geojson, .geojsonseq:
       // Skipping bad features needs the single-threaded reader's recovery.
       if options.threads > 1 && options.onError == .fail {
-        return ParallelGeoJSONReader(buffer: buffer, options: options, workers: options.threads)
+        return ParallelGeoJSONReader(
+          buffer: buffer, options: options, workers: options.threads,
+          batchBytes: options.batchBytes)
       }
       return GeoJSONReader(buffer: buffer, options: options)
     case .csv: return try CSVReader(buffer: buffer, options: options)

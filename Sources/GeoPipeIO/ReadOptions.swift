@@ -48,6 +48,8 @@ public struct ReadOptions: Sendable {
   /// Threads that parse GeoJSON; above 1, one more thread cuts the input into batches.
   /// Features still come out in input order, with the same errors.
   public var threads = 1
+  /// Input bytes per batch when parsing on several threads.
+  public var batchBytes = 1 << 20
   /// Receives notes and warnings (a dropped `crs` member, a skipped feature).
   public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
 
