@@ -15,7 +15,11 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeStages", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry"],
     swiftSettings: strict),
-  .executableTarget(name: "geopipe", dependencies: ["GeoPipeStages"], swiftSettings: strict),
+  // jemalloc replaces the C allocator: features are built on one thread and freed on another,
+  // a pattern glibc's malloc handles slowly.
+  .executableTarget(
+    name: "geopipe", dependencies: ["GeoPipeStages"], swiftSettings: strict,
+    linkerSettings: [.linkedLibrary("jemalloc")]),
   .testTarget(name: "GeoPipeCoreTests", dependencies: ["GeoPipeCore"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),

@@ -85,13 +85,14 @@ public final class ParallelGeoJSONReader: FeatureReader {
         pool.cancel()
         throw failure
       }
-      guard !finished, let result = pool.next(waiting: true) else {
+      guard !finished, var result = pool.next(waiting: true) else {
         finished = true
         return nil
       }
       for diagnostic in result.diagnostics { options.diagnostics(diagnostic) }
       skippedCount += result.skipped
-      current = result.features
+      // Take the array without copying it (a copy would retain every feature's storage).
+      swap(&current, &result.features)
       current.reverse()
       pendingFailure = result.failure
     }

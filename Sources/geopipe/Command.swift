@@ -49,7 +49,7 @@ struct Command {
     "geopipe convert big.geojson.gz big.csv --columns name,population",
   ]
 
-  /// Parsing threads: the processors online, or GEOPIPE_THREADS.
+  /// Threads for parsing and for encoding: the processors online, or GEOPIPE_THREADS.
   static var threads: Int {
     if let text = ProcessInfo.processInfo.environment["GEOPIPE_THREADS"], let n = Int(text), n > 0 {
       return n
