@@ -89,7 +89,7 @@ final class FeatureEncoding {
   private let encode: Encode
   private let pool: OrderedTaskPool<[Feature], [UInt8]>?
   private var batch: [Feature] = []
-  private let batchSize = 2048
+  private let batchSize = 1024
   private let limit: Int
 
   init(threads: Int, encode: @escaping Encode) {
@@ -102,7 +102,7 @@ final class FeatureEncoding {
         for feature in features { encode(feature, &text) }
         return text.bytes
       } : nil
-    limit = 2 * threads + 2
+    limit = threads + 1
   }
 
   deinit {

@@ -38,7 +38,7 @@ public final class ParallelGeoJSONReader: FeatureReader {
     }
     self.pool = pool
     // The splitter runs on a thread of its own, a bounded number of batches ahead.
-    let capacity = 4 * workers + 2
+    let capacity = 2 * workers + 1
     Thread.detachNewThread {
       while !pool.isCancelled, let piece = box.next() {
         pool.waitForRoom(below: capacity)
