@@ -25,6 +25,7 @@ demo: build
 test: deps
 	$(SWIFT) build
 	$(SWIFT) test
+	$(SWIFT) format lint --strict -r Sources Tests
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh

@@ -9,10 +9,12 @@ let fast: [SwiftSetting] =
   strict + [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
 
 var targets: [Target] = [
-  .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
-                 providers: [.apt(["zlib1g-dev"])]),
-  .systemLibrary(name: "CPROJ", path: "Sources/CPROJ", pkgConfig: "proj",
-                 providers: [.apt(["libproj-dev"])]),
+  .systemLibrary(
+    name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib",
+    providers: [.apt(["zlib1g-dev"])]),
+  .systemLibrary(
+    name: "CPROJ", path: "Sources/CPROJ", pkgConfig: "proj",
+    providers: [.apt(["libproj-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),

@@ -20,7 +20,8 @@ public struct BBox: Hashable, Sendable {
   }
 
   /// A box that contains nothing; extending it with a point gives that point's box.
-  public static let empty = BBox(west: .infinity, south: .infinity, east: -.infinity, north: -.infinity)
+  public static let empty = BBox(
+    west: .infinity, south: .infinity, east: -.infinity, north: -.infinity)
 
   /// True when nothing has been added to an `empty` box.
   public var isEmpty: Bool { south > north }

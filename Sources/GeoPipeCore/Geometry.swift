@@ -1,4 +1,6 @@
-/// An RFC 7946 geometry (§3.1). Coordinates are stored in contiguous arrays.
+/// An RFC 7946 geometry (§3.1).
+///
+/// Coordinates are stored in contiguous arrays.
 public indirect enum Geometry: Hashable, Sendable {
   case point(Position)
   case multiPoint(CoordinateArray)
@@ -58,7 +60,9 @@ public indirect enum Geometry: Hashable, Sendable {
       for i in rings.indices { try rings[i].transformXY(body) }
       self = .polygon(rings)
     case .multiPolygon(var polygons):
-      for i in polygons.indices { for j in polygons[i].indices { try polygons[i][j].transformXY(body) } }
+      for i in polygons.indices {
+        for j in polygons[i].indices { try polygons[i][j].transformXY(body) }
+      }
       self = .multiPolygon(polygons)
     case .geometryCollection(var members):
       for i in members.indices { try members[i].transformXY(body) }
@@ -84,8 +88,10 @@ public indirect enum Geometry: Hashable, Sendable {
     }
   }
 
-  /// The geometry with polygon rings wound as RFC 7946 §3.1.6 asks: exteriors
-  /// counter-clockwise, holes clockwise. Nothing else changes.
+  /// The geometry with polygon rings wound as RFC 7946 §3.1.6 asks: exteriors counter-clockwise,
+  /// holes clockwise.
+  ///
+  /// Nothing else changes.
   public func rewound() -> Geometry {
     switch self {
     case .polygon(let rings): .polygon(Geometry.rewind(rings))
@@ -134,7 +140,8 @@ extension Geometry {
     case .point(let p): if p.hasZ { body(p.z) }
     case .multiPoint(let c), .lineString(let c): c.forEachZ(body)
     case .multiLineString(let lines), .polygon(let lines): for line in lines { line.forEachZ(body) }
-    case .multiPolygon(let polygons): for rings in polygons { for ring in rings { ring.forEachZ(body) } }
+    case .multiPolygon(let polygons):
+      for rings in polygons { for ring in rings { ring.forEachZ(body) } }
     case .geometryCollection(let members): for member in members { member.forEachZ(body) }
     }
   }

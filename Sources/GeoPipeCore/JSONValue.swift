@@ -67,7 +67,8 @@ public struct JSONMember: Hashable, Sendable {
 ///
 /// Lookups are linear: feature properties are small, and an ordered array is both faster to
 /// build than a dictionary and keeps the order that users expect to see in their output.
-public struct JSONObject: Hashable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral {
+public struct JSONObject: Hashable, Sendable, RandomAccessCollection, ExpressibleByDictionaryLiteral
+{
   /// The members in order.
   public private(set) var members: [JSONMember]
 

@@ -9,7 +9,9 @@ public struct Position: Hashable, Sendable {
   public var y: Double
   /// Altitude, or NaN when the position has two numbers.
   public var z: Double
-  /// A fourth number, or NaN. RFC 7946 discourages it; it is kept, never interpreted.
+  /// A fourth number, or NaN.
+  ///
+  /// RFC 7946 discourages it; it is kept, never interpreted.
   public var m: Double
 
   /// Creates a position; leave `z` and `m` out for a 2D position.

@@ -1,9 +1,9 @@
 import GeoPipeCore
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Something that fills buffers with bytes: a file, standard input, a decompressor.
@@ -74,7 +74,8 @@ public final class MemoryByteSource: ByteSource {
     let n = min(buffer.count, bytes.count - offset, chunkLimit)
     guard n > 0 else { return 0 }
     bytes.withUnsafeBytes { source in
-      buffer.baseAddress?.copyMemory(from: source.baseAddress! + offset, byteCount: n)
+      guard let from = source.baseAddress else { return }
+      buffer.baseAddress?.copyMemory(from: from + offset, byteCount: n)
     }
     offset += n
     return n

@@ -51,7 +51,8 @@ public final class CSVReader: FeatureSource {
       } catch let error as GeoPipeError where options.onError == .skip {
         skippedCount += 1
         options.diagnostics(
-          ReadDiagnostic(severity: "warning", message: "skipped: \(error.message)", location: error.location))
+          ReadDiagnostic(
+            severity: "warning", message: "skipped: \(error.message)", location: error.location))
       }
     }
   }
@@ -118,7 +119,8 @@ public final class CSVReader: FeatureSource {
     guard matches.count <= 1 else {
       let list = matches.map { "\"\(header[$0])\"" }.joined(separator: ", ")
       throw GeoPipeError.data(
-        "ambiguous \(what) columns \(list): choose one with \(option)", at: buffer.location(of: index))
+        "ambiguous \(what) columns \(list): choose one with \(option)",
+        at: buffer.location(of: index))
     }
     return matches.first
   }
@@ -139,7 +141,8 @@ public final class CSVReader: FeatureSource {
     let lat = try find(["latitude", "lat", "y"], what: "latitude", option: "--lat", at: index)
     let lon = try find(
       ["longitude", "lon", "lng", "long", "x"], what: "longitude", option: "--lon", at: index)
-    let wkt = try find(["wkt", "geometry", "geom"], what: "geometry", option: "--geometry", at: index)
+    let wkt = try find(
+      ["wkt", "geometry", "geom"], what: "geometry", option: "--geometry", at: index)
     if let lat, let lon {
       if let wkt {
         throw GeoPipeError.data(
@@ -261,7 +264,9 @@ public final class CSVReader: FeatureSource {
 
   private func makeFeature() throws -> Feature {
     guard fields.count == header.count else {
-      let at = fields.count > header.count ? fields[header.count].lowerBound : fields[fields.count - 1].upperBound
+      let at =
+        fields.count > header.count
+        ? fields[header.count].lowerBound : fields[fields.count - 1].upperBound
       throw GeoPipeError.data(
         "row has \(fields.count) field\(fields.count == 1 ? "" : "s"), the header has \(header.count)",
         at: buffer.location(of: at))
@@ -276,7 +281,8 @@ public final class CSVReader: FeatureSource {
     properties.reserveCapacity(propertyColumns.count)
     for column in propertyColumns {
       let value = try text(of: column)
-      properties.appendUnchecked(header[column], options.csv.inferTypes ? inferred(value) : .string(value))
+      properties.appendUnchecked(
+        header[column], options.csv.inferTypes ? inferred(value) : .string(value))
     }
     return Feature(geometry: geometry, properties: properties)
   }
@@ -297,7 +303,8 @@ public final class CSVReader: FeatureSource {
     while !range.isEmpty, bytes[range.lowerBound] == 0x20 || bytes[range.lowerBound] == 0x09 {
       range = (range.lowerBound + 1)..<range.upperBound
     }
-    while !range.isEmpty, bytes[range.upperBound - 1] == 0x20 || bytes[range.upperBound - 1] == 0x09 {
+    while !range.isEmpty, bytes[range.upperBound - 1] == 0x20 || bytes[range.upperBound - 1] == 0x09
+    {
       range = range.lowerBound..<(range.upperBound - 1)
     }
     return range
@@ -354,7 +361,8 @@ public final class CSVReader: FeatureSource {
     }
     var copy = value
     return copy.withUTF8 { bytes -> JSONValue in
-      var scanner = JSONScanner(base: bytes.baseAddress!, end: bytes.count, isFinal: true, at: 0)
+      guard let base = bytes.baseAddress else { return .string(value) }
+      var scanner = JSONScanner(base: base, end: bytes.count, isFinal: true, at: 0)
       guard let number = try? scanner.parseNumberValue(), scanner.i == bytes.count else {
         return .string(value)
       }

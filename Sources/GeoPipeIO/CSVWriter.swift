@@ -96,7 +96,11 @@ public final class CSVWriter: BufferedFeatureWriter, FeatureWriter {
     case .wkt: useWKT = true
     case .xy: useWKT = false
     case .auto:
-      if case .point? = feature.geometry { useWKT = false } else { useWKT = feature.geometry != nil }
+      if case .point? = feature.geometry {
+        useWKT = false
+      } else {
+        useWKT = feature.geometry != nil
+      }
     }
     var names = useWKT ? ["geometry"] : ["longitude", "latitude"]
     names += chosen

@@ -42,7 +42,8 @@ struct CoordinateConverter {
     for item in try list(value) { array.append(try position(item)) }
     if array.count < minimum {
       let what =
-        ring ? "a polygon ring needs at least four positions" : "a line needs at least two positions"
+        ring
+        ? "a polygon ring needs at least four positions" : "a line needs at least two positions"
       throw fail("\(what), found \(array.count)")
     }
     if ring, let first = array.first, let last = array.last, first != last {

@@ -45,7 +45,8 @@ public enum FeatureReaders {
       head.removeFirst(3)
     }
     let firstByte = head.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) ?? 0
-    let format = try options.format ?? detect(head, name: name, location: buffer.location(of: firstByte))
+    let format =
+      try options.format ?? detect(head, name: name, location: buffer.location(of: firstByte))
     switch format {
     case .geojson, .geojsonseq:
       // Skipping bad features needs the single-threaded reader's recovery.
@@ -60,7 +61,8 @@ public enum FeatureReaders {
   }
 
   /// The format that the first bytes of an input suggest, or an error naming what they are.
-  static func detect(_ head: [UInt8], name: String, location: SourceLocation) throws -> InputFormat {
+  static func detect(_ head: [UInt8], name: String, location: SourceLocation) throws -> InputFormat
+  {
     guard let first = head.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else {
       return .geojson
     }
@@ -83,7 +85,9 @@ public enum FeatureReaders {
         "a PDF document"
       } else if head.starts(with: [0x00, 0x00, 0x27, 0x0A]) {
         "an ESRI shapefile (.shp)"
-      } else if head.contains(0) || String(validating: head.prefix(validUTF8Prefix(head)), as: UTF8.self) == nil {
+      } else if head.contains(0)
+        || String(validating: head.prefix(validUTF8Prefix(head)), as: UTF8.self) == nil
+      {
         "binary data"
       } else {
         nil
@@ -134,7 +138,8 @@ final class PeekableByteSource: ByteSource {
     if offset < stash.count {
       let n = min(buffer.count, stash.count - offset)
       stash.withUnsafeBytes { source in
-        buffer.baseAddress?.copyMemory(from: source.baseAddress! + offset, byteCount: n)
+        guard let from = source.baseAddress else { return }
+        buffer.baseAddress?.copyMemory(from: from + offset, byteCount: n)
       }
       offset += n
       if offset == stash.count {

@@ -127,7 +127,9 @@ public struct GeoJSONEncoder: Sendable {
 
   /// Writes the feature's bbox, recomputed when it no longer matches the geometry (an
   /// antimeridian-crossing box is kept while it still contains every position).
-  private func writeBBox(_ bbox: [Double], matching geometry: Geometry?, into w: inout JSONTextWriter) {
+  private func writeBBox(
+    _ bbox: [Double], matching geometry: Geometry?, into w: inout JSONTextWriter
+  ) {
     var values = bbox
     if let geometry, let box = geometry.bbox {
       let half = bbox.count / 2

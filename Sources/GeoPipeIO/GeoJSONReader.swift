@@ -176,9 +176,12 @@ public final class GeoJSONReader: FeatureSource {
     }
   }
 
-  private func makeTopLevelFeature(_ parts: GeoJSONParts, scanner s: JSONScanner) throws -> Feature? {
+  private func makeTopLevelFeature(_ parts: GeoJSONParts, scanner s: JSONScanner) throws -> Feature?
+  {
     guard let type = parts.type else {
-      throw ScanError("missing \"type\": expected a GeoJSON Feature, FeatureCollection or geometry", at: parts.start, structural: true)
+      throw ScanError(
+        "missing \"type\": expected a GeoJSON Feature, FeatureCollection or geometry",
+        at: parts.start, structural: true)
     }
     switch type {
     case "Feature":
@@ -254,7 +257,8 @@ public final class GeoJSONReader: FeatureSource {
       throw located
     }
     options.diagnostics(
-      ReadDiagnostic(severity: "warning", message: "skipped: \(located.message)", location: located.location))
+      ReadDiagnostic(
+        severity: "warning", message: "skipped: \(located.message)", location: located.location))
     skippedCount += 1
     _ = recordStart
   }

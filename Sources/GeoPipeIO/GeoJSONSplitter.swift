@@ -114,7 +114,6 @@ final class GeoJSONSplitter {
     }
   }
 
-
   private func flush() -> Piece {
     let start = runStart ?? 0
     let bytes = Array(UnsafeBufferPointer(start: buffer.bytes + start, count: runEnd - start))
@@ -149,7 +148,14 @@ final class GeoJSONSplitter {
         cursor = try restOfLine(from: start)
         return .feature(start..<cursor)
       }
-      if try s.isFeatureCollection() {
+      // A malformed object is not a collection: the batch parser reports what is wrong with it.
+      let isCollection: Bool
+      do {
+        isCollection = try s.isFeatureCollection()
+      } catch is ScanError {
+        isCollection = false
+      }
+      if isCollection {
         if runStart != nil { return .boundary }
         let parts = try s.parseGeoJSONObject(.top, checkRanges: options.checkRanges, depth: 0)
         if parts.droppedCRS { note(at: parts.start) }
@@ -195,10 +201,12 @@ final class GeoJSONSplitter {
     }
   }
 
-  /// The index just past the JSON value that starts at `start`, found by matching brackets
-  /// outside strings only. The batch parser checks the syntax: for well-formed text this finds
-  /// the same end, and for malformed text the parser fails before reaching it, so errors and
-  /// their locations are the same as when reading in one thread.
+  /// The index just past the JSON value that starts at `start`, found by matching brackets outside
+  /// strings only.
+  ///
+  /// The batch parser checks the syntax: for well-formed text this finds the same end, and for
+  /// malformed text the parser fails before reaching it, so errors and their locations are the same
+  /// as when reading in one thread.
   private func endOfValue(from start: Int) throws -> Int {
     let base = buffer.bytes
     let end = buffer.end

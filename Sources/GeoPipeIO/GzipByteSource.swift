@@ -20,7 +20,8 @@ public final class GzipByteSource: ByteSource {
     let status = geopipe_inflateInit2(&stream, 15 + 32)
     guard status == Z_OK else {
       input.deallocate()
-      throw GeoPipeError("cannot start gzip decompression (zlib status \(status))", status: .ioError)
+      throw GeoPipeError(
+        "cannot start gzip decompression (zlib status \(status))", status: .ioError)
     }
   }
 
@@ -49,7 +50,9 @@ public final class GzipByteSource: ByteSource {
         // Another gzip member may follow; anything else after the end is ignored, as gzip does.
         if stream.avail_in == 0 && !upstreamEnded {
           let n = try upstream.read(into: input)
-          if n == 0 { upstreamEnded = true } else {
+          if n == 0 {
+            upstreamEnded = true
+          } else {
             stream.next_in = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
             stream.avail_in = UInt32(n)
           }

@@ -56,7 +56,8 @@ public final class GzipSink: ByteSink {
       if produced > 0 {
         try downstream.write(UnsafeRawBufferPointer(start: output, count: produced))
       }
-      if flush == Z_FINISH ? status == Z_STREAM_END : (stream.avail_in == 0 && stream.avail_out > 0) {
+      if flush == Z_FINISH ? status == Z_STREAM_END : (stream.avail_in == 0 && stream.avail_out > 0)
+      {
         return
       }
     }

@@ -12,7 +12,8 @@ public struct JSONTextWriter {
   /// Appends ASCII text as it is.
   @inline(__always)
   public mutating func raw(_ text: StaticString) {
-    bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
   }
 
   /// Appends a quoted, escaped string.
@@ -25,14 +26,17 @@ public struct JSONTextWriter {
       var k = 0
       while k < utf8.count {
         // Eight bytes at a time while none needs escaping.
-        while k + 8 <= utf8.count, ByteScanning.containsStringSpecial(ByteScanning.word(base, k)) == 0 {
+        while k + 8 <= utf8.count,
+          ByteScanning.containsStringSpecial(ByteScanning.word(base, k)) == 0
+        {
           k += 8
         }
         guard k < utf8.count else { break }
         let c = base[k]
         k += 1
         guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-        bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: k - 1 - runStart))
+        bytes.append(
+          contentsOf: UnsafeBufferPointer(start: base + runStart, count: k - 1 - runStart))
         runStart = k
         switch c {
         case 0x22: raw("\\\"")
@@ -48,7 +52,8 @@ public struct JSONTextWriter {
           bytes.append(hexDigit(c & 0xF))
         }
       }
-      bytes.append(contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart))
+      bytes.append(
+        contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart))
     }
     bytes.append(0x22)
   }

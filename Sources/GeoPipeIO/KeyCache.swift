@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Remembers recently seen object keys, so that the keys every feature repeats ("name",
@@ -32,7 +32,8 @@ final class KeyCache {
     }
     let slot = (Int(p[0]) &* 31 &+ Int(p[n - 1]) &* 7 &+ Int(p[n >> 1]) &+ n) & 255
     let hit = bytes[slot].withUnsafeBufferPointer { cached in
-      cached.count == n && memcmp(cached.baseAddress!, p, n) == 0
+      guard cached.count == n, let base = cached.baseAddress else { return false }
+      return memcmp(base, p, n) == 0
     }
     if hit { return strings[slot] }
     let buffer = UnsafeBufferPointer(start: p, count: n)

@@ -71,8 +71,10 @@ final class OrderedTaskPool<Input: Sendable, Output: Sendable>: @unchecked Senda
     condition.unlock()
   }
 
-  /// The next result in submission order. With `waiting`, blocks until it is ready; returns
-  /// nil when nothing is outstanding (or, without `waiting`, when it is not ready yet).
+  /// The next result in submission order.
+  ///
+  /// With `waiting`, blocks until it is ready; returns nil when nothing is outstanding (or, without
+  /// `waiting`, when it is not ready yet).
   func next(waiting: Bool) -> Output? {
     condition.lock()
     defer { condition.unlock() }

@@ -2,9 +2,9 @@ import GeoPipeCore
 import Synchronization
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Thrown when the reader of standard output has gone away (`geopipe read x | head`).
@@ -16,13 +16,16 @@ public protocol ByteSink: AnyObject {
   func write(_ bytes: UnsafeRawBufferPointer) throws
   /// Flushes and makes the output final (renames a temporary file into place).
   func commit() throws
-  /// Discards the output (removes a temporary file). Safe to call more than once.
+  /// Discards the output (removes a temporary file).
+  ///
+  /// Safe to call more than once.
   func abort()
 }
 
-/// A file written atomically: bytes go to a temporary file in the same folder, renamed over
-/// the destination by `commit()`. A failed or interrupted run leaves no partial file. The path
-/// `-` is standard output.
+/// A file written atomically: bytes go to a temporary file in the same folder, renamed over the
+/// destination by `commit()`.
+///
+/// A failed or interrupted run leaves no partial file. The path `-` is standard output.
 public final class OutputFile: ByteSink {
   /// The destination path (`-` for standard output).
   public let path: String
@@ -41,13 +44,16 @@ public final class OutputFile: ByteSink {
     let folder = slash.map { String(path[..<$0]) } ?? "."
     let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
     var template = Array("\(folder.isEmpty ? "/" : folder)/.\(name).geopipe-XXXXXX".utf8CString)
-    let opened = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    let opened = template.withUnsafeMutableBufferPointer { buffer in
+      buffer.baseAddress.map { mkstemp($0) } ?? -1
+    }
     guard opened >= 0 else {
       let reason = String(cString: strerror(errno))
       throw GeoPipeError("cannot create '\(path)': \(reason)", status: .cannotCreate)
     }
     fd = opened
-    let temporary = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+    let temporary = String(
+      decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
     temporaryPath = temporary
     TemporaryFiles.register(temporary)
   }
@@ -58,9 +64,10 @@ public final class OutputFile: ByteSink {
 
   /// Writes all bytes, retrying short writes and EINTR.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    guard let base = bytes.baseAddress else { return }
     var offset = 0
     while offset < bytes.count {
-      let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      let n = Glibc.write(fd, base + offset, bytes.count - offset)
       if n >= 0 {
         offset += n
         continue

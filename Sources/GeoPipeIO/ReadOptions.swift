@@ -46,6 +46,7 @@ public struct ReadOptions: Sendable {
   /// CSV settings.
   public var csv = CSVOptions()
   /// Threads that parse GeoJSON; above 1, one more thread cuts the input into batches.
+  ///
   /// Features still come out in input order, with the same errors.
   public var threads = 1
   /// Input bytes per batch when parsing on several threads.

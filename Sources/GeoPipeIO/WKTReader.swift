@@ -51,7 +51,9 @@ public struct WKTReader {
   }
 
   private mutating func skipSpace() {
-    while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D {
+    while i < bytes.count,
+      bytes[i] == 0x20 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D
+    {
       i += 1
     }
   }
@@ -121,14 +123,23 @@ public struct WKTReader {
       try expect(0x29)
       return .point(p)
     case "LINESTRING": return .lineString(try positions(context, minimum: 2, ring: false))
-    case "POLYGON": return .polygon(try list { (r: inout WKTReader) throws(Failure) in try r.positions(context, minimum: 4, ring: true) })
+    case "POLYGON":
+      return .polygon(
+        try list { (r: inout WKTReader) throws(Failure) in
+          try r.positions(context, minimum: 4, ring: true)
+        })
     case "MULTIPOINT": return .multiPoint(try multiPoint(context))
     case "MULTILINESTRING":
-      return .multiLineString(try list { (r: inout WKTReader) throws(Failure) in try r.positions(context, minimum: 2, ring: false) })
+      return .multiLineString(
+        try list { (r: inout WKTReader) throws(Failure) in
+          try r.positions(context, minimum: 2, ring: false)
+        })
     case "MULTIPOLYGON":
       return .multiPolygon(
         try list { (r: inout WKTReader) throws(Failure) in
-          try r.list { (q: inout WKTReader) throws(Failure) in try q.positions(context, minimum: 4, ring: true) }
+          try r.list { (q: inout WKTReader) throws(Failure) in
+            try q.positions(context, minimum: 4, ring: true)
+          }
         })
     default:
       let members = try list { (r: inout WKTReader) throws(Failure) in try r.parseGeometry() }
@@ -166,7 +177,9 @@ public struct WKTReader {
     i += 1
   }
 
-  private mutating func list<T>(_ element: (inout WKTReader) throws(Failure) -> T) throws(Failure) -> [T] {
+  private mutating func list<T>(_ element: (inout WKTReader) throws(Failure) -> T) throws(Failure)
+    -> [T]
+  {
     try expect(0x28)
     var items: [T] = []
     while true {
@@ -198,7 +211,9 @@ public struct WKTReader {
     return array
   }
 
-  private mutating func positions(_ context: Context, minimum: Int, ring: Bool) throws(Failure) -> CoordinateArray {
+  private mutating func positions(_ context: Context, minimum: Int, ring: Bool) throws(Failure)
+    -> CoordinateArray
+  {
     let start = i
     var array = CoordinateArray()
     for p in try list({ (r: inout WKTReader) throws(Failure) in try r.position(context) }) {
@@ -206,7 +221,9 @@ public struct WKTReader {
     }
     if array.count < minimum {
       i = start
-      throw fail(ring ? "a polygon ring needs at least four positions" : "a line needs at least two positions")
+      throw fail(
+        ring
+          ? "a polygon ring needs at least four positions" : "a line needs at least two positions")
     }
     if ring, let first = array.first, let last = array.last, first != last {
       i = start
@@ -220,7 +237,10 @@ public struct WKTReader {
     while true {
       skipSpace()
       let start = i
-      while i < bytes.count, !(bytes[i] == 0x20 || bytes[i] == 0x2C || bytes[i] == 0x29 || bytes[i] == 0x09 || bytes[i] == 0x0A || bytes[i] == 0x0D) {
+      while i < bytes.count,
+        !(bytes[i] == 0x20 || bytes[i] == 0x2C || bytes[i] == 0x29 || bytes[i] == 0x09
+          || bytes[i] == 0x0A || bytes[i] == 0x0D)
+      {
         i += 1
       }
       if start == i { break }

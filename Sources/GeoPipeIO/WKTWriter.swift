@@ -9,7 +9,9 @@ public enum WKTWriter {
     return String(decoding: w.bytes, as: UTF8.self)
   }
 
-  private static func write(_ g: Geometry, into w: inout JSONTextWriter, precision: Int?, tagged: Bool) {
+  private static func write(
+    _ g: Geometry, into w: inout JSONTextWriter, precision: Int?, tagged: Bool
+  ) {
     // Collection members carry their own dimension tag.
     let collection = g.kind == .geometryCollection
     let z = g.hasZ && !collection
@@ -23,17 +25,23 @@ public enum WKTWriter {
       position(p, dims, into: &w, precision: precision)
       w.raw(")")
     case .multiPoint(let c), .lineString(let c):
-      if c.isEmpty { w.raw(" EMPTY") } else {
+      if c.isEmpty {
+        w.raw(" EMPTY")
+      } else {
         w.raw(" ")
         positions(c, dims, into: &w, precision: precision)
       }
     case .multiLineString(let lines), .polygon(let lines):
-      if lines.isEmpty { w.raw(" EMPTY") } else {
+      if lines.isEmpty {
+        w.raw(" EMPTY")
+      } else {
         w.raw(" ")
         rings(lines, dims, into: &w, precision: precision)
       }
     case .multiPolygon(let polygons):
-      if polygons.isEmpty { w.raw(" EMPTY") } else {
+      if polygons.isEmpty {
+        w.raw(" EMPTY")
+      } else {
         w.raw(" (")
         for (k, polygon) in polygons.enumerated() {
           if k > 0 { w.raw(", ") }
@@ -42,7 +50,9 @@ public enum WKTWriter {
         w.raw(")")
       }
     case .geometryCollection(let members):
-      if members.isEmpty { w.raw(" EMPTY") } else {
+      if members.isEmpty {
+        w.raw(" EMPTY")
+      } else {
         w.raw(" (")
         for (k, member) in members.enumerated() {
           if k > 0 { w.raw(", ") }

@@ -44,7 +44,8 @@ public struct ArgumentParser {
         continue
       }
       guard word.hasPrefix("--") else {
-        throw GeoPipeError.usage("unknown option '\(word)'\(suggestion(for: String(word.dropFirst())))")
+        throw GeoPipeError.usage(
+          "unknown option '\(word)'\(suggestion(for: String(word.dropFirst())))")
       }
       var name = String(word.dropFirst(2))
       var inline: String?
@@ -52,8 +53,9 @@ public struct ArgumentParser {
         inline = String(name[name.index(after: equals)...])
         name = String(name[..<equals])
       }
-      guard let spec = options.first(where: { $0.name == name && !$0.isPositional })
-        ?? options.first(where: { $0.name == name })
+      guard
+        let spec = options.first(where: { $0.name == name && !$0.isPositional })
+          ?? options.first(where: { $0.name == name })
       else {
         throw GeoPipeError.usage("unknown option '--\(name)'\(suggestion(for: name))")
       }

@@ -134,7 +134,9 @@ public struct OptionValues: Sendable {
 extension OptionSpec {
   /// Parses and validates a value given as text; errors say which option and why.
   public func parse(_ text: String) throws -> OptionValue {
-    func bad(_ why: String) -> GeoPipeError { .usage("invalid value '\(text)' for --\(name): \(why)") }
+    func bad(_ why: String) -> GeoPipeError {
+      .usage("invalid value '\(text)' for --\(name): \(why)")
+    }
     switch kind {
     case .flag:
       switch text.lowercased() {
@@ -170,7 +172,9 @@ extension OptionSpec {
       let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
       guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3]
       else { throw bad("expected W,S,E,N (four numbers, west first)") }
-      guard s <= n else { throw bad("south (\(s)) is greater than north (\(n)); the order is W,S,E,N") }
+      guard s <= n else {
+        throw bad("south (\(s)) is greater than north (\(n)); the order is W,S,E,N")
+      }
       guard w >= -180 && w <= 180 && e >= -180 && e <= 180 && s >= -90 && n <= 90 else {
         throw bad("longitudes must be in [-180, 180] and latitudes in [-90, 90]")
       }

@@ -1,8 +1,10 @@
 import GeoPipeCore
 import GeoPipeIO
 
-/// Everything the front ends need to know about a stage: its name, help, options and how to
-/// build it. The command line, pipeline files and the Swift API all use this one table.
+/// Everything the front ends need to know about a stage: its name, help, options and how to build
+/// it.
+///
+/// The command line, pipeline files and the Swift API all use this one table.
 public struct StageDefinition: Sendable {
   /// The subcommand and pipeline-file name (`filter`).
   public var name: String

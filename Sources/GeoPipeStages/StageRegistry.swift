@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeIO
 
 /// Every stage geopipe knows, in the order `geopipe --help` lists them.
 public enum StageRegistry {
@@ -38,8 +39,6 @@ public enum StageRegistry {
     try WriteStage(path: path, values: values, threads: threads)
   }
 }
-
-import GeoPipeIO
 
 /// The reader type the registry hands out.
 public typealias FeatureReaderProtocol = FeatureReader

@@ -16,14 +16,21 @@ struct Command {
     input = input.filter { !own.contains($0.name) }
     switch definition.role {
     case .source:
-      return [("OPTIONS", definition.options), ("OUTPUT OPTIONS", Help.stdoutOptions), ("GLOBAL OPTIONS", Help.globalOptions)]
+      return [
+        ("OPTIONS", definition.options), ("OUTPUT OPTIONS", Help.stdoutOptions),
+        ("GLOBAL OPTIONS", Help.globalOptions),
+      ]
     case .transform:
       return [
-        ("OPTIONS", definition.options), ("INPUT OPTIONS", input), ("OUTPUT OPTIONS", Help.stdoutOptions),
+        ("OPTIONS", definition.options), ("INPUT OPTIONS", input),
+        ("OUTPUT OPTIONS", Help.stdoutOptions),
         ("GLOBAL OPTIONS", Help.globalOptions),
       ]
     case .sink:
-      return [("OPTIONS", definition.options), ("INPUT OPTIONS", input), ("GLOBAL OPTIONS", Help.globalOptions)]
+      return [
+        ("OPTIONS", definition.options), ("INPUT OPTIONS", input),
+        ("GLOBAL OPTIONS", Help.globalOptions),
+      ]
     }
   }
 
@@ -31,10 +38,18 @@ struct Command {
   static var convertGroups: [(title: String, options: [OptionSpec])] {
     guard let read = StageRegistry.definition(named: "read") else { return [] }
     var input = read.options.filter { $0.name != "path" }
-    input.insert(OptionSpec("input", .path, required: true, positional: true, help: "The input file ('-' for standard input)."), at: 0)
+    input.insert(
+      OptionSpec(
+        "input", .path, required: true, positional: true,
+        help: "The input file ('-' for standard input)."), at: 0)
     var output = StageRegistry.outputOptions
-    output.insert(OptionSpec("output", .path, default: "-", positional: true, help: "The output file ('-' for standard output)."), at: 0)
-    return [("INPUT OPTIONS", input), ("OUTPUT OPTIONS", output), ("GLOBAL OPTIONS", Help.globalOptions)]
+    output.insert(
+      OptionSpec(
+        "output", .path, default: "-", positional: true,
+        help: "The output file ('-' for standard output)."), at: 0)
+    return [
+      ("INPUT OPTIONS", input), ("OUTPUT OPTIONS", output), ("GLOBAL OPTIONS", Help.globalOptions),
+    ]
   }
 
   static let convertDiscussion = """
@@ -61,7 +76,8 @@ struct Command {
     if name == "convert" {
       return Help.command(
         name: "convert", abstract: "Convert a file to another format (read + write).",
-        discussion: Self.convertDiscussion, examples: Self.convertExamples, groups: Self.convertGroups)
+        discussion: Self.convertDiscussion, examples: Self.convertExamples,
+        groups: Self.convertGroups)
     }
     guard let definition = StageRegistry.definition(named: name) else { return Help.overview() }
     return Help.command(
@@ -109,10 +125,12 @@ struct Command {
     let inputPath =
       definition == nil
       ? values.string("input")
-      : (definition?.role == .source || definition?.pathIsInput == true ? values.string("path") : nil)
+      : (definition?.role == .source || definition?.pathIsInput == true
+        ? values.string("path") : nil)
     let progress =
       showProgress
-      ? ProgressLine(counters: counters, label: name, total: inputPath.flatMap(ProgressLine.size(of:)))
+      ? ProgressLine(
+        counters: counters, label: name, total: inputPath.flatMap(ProgressLine.size(of:)))
       : nil
     var stdoutWriter: GeoJSONSeqWriter?
     var reader: (any FeatureReader)?
@@ -137,7 +155,8 @@ struct Command {
           stdoutWriter = GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
         }
       } else {
-        reader = try StageRegistry.openInput(values.string("input") ?? "-", values: values, context: context)
+        reader = try StageRegistry.openInput(
+          values.string("input") ?? "-", values: values, context: context)
         stages.append(
           try StageRegistry.makeWriter(
             path: values.string("output") ?? "-", values: values, threads: Command.threads))
@@ -151,7 +170,9 @@ struct Command {
       try stdoutWriter?.finish()
       progress?.stop()
       if reader.skippedCount > 0 && !quiet {
-        Terminal.printError("warning: skipped \(reader.skippedCount) bad feature\(reader.skippedCount == 1 ? "" : "s") (--on-error skip)")
+        Terminal.printError(
+          "warning: skipped \(reader.skippedCount) bad feature\(reader.skippedCount == 1 ? "" : "s") (--on-error skip)"
+        )
       }
       return 0
     } catch is BrokenPipe {
@@ -172,10 +193,14 @@ struct Command {
     }
   }
 
-  /// Ends a stream on standard output with an error record, so that a geopipe stage reading
-  /// it fails too instead of committing a truncated result. Commands that do not stream
-  /// features write one only when standard output is a pipe, where another stage may read.
-  private func endOutput(_ writer: GeoJSONSeqWriter?, with error: GeoPipeError, streamsFeatures: Bool) {
+  /// Ends a stream on standard output with an error record, so that a geopipe stage reading it
+  /// fails too instead of committing a truncated result.
+  ///
+  /// Commands that do not stream features write one only when standard output is a pipe, where
+  /// another stage may read.
+  private func endOutput(
+    _ writer: GeoJSONSeqWriter?, with error: GeoPipeError, streamsFeatures: Bool
+  ) {
     guard !Terminal.stdoutIsTerminal, streamsFeatures || Terminal.stdoutIsPipe else { return }
     do {
       try writer?.flushNow()

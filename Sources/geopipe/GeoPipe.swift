@@ -33,7 +33,8 @@ enum GeoPipe {
     }
     let names = StageRegistry.all.map(\.name) + ["convert"]
     guard names.contains(first) else {
-      let hint = Suggestions.closest(to: first, among: names).map { "; did you mean '\($0)'?" } ?? ""
+      let hint =
+        Suggestions.closest(to: first, among: names).map { "; did you mean '\($0)'?" } ?? ""
       Terminal.printError("error: unknown command '\(first)'\(hint)")
       Terminal.printError("usage: see 'geopipe --help'")
       return ExitStatus.usage.rawValue

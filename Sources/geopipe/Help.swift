@@ -70,7 +70,10 @@ enum Help {
         var help = spec.help
         if let value = spec.defaultValue, spec.kind != .flag { help += " (default: \(value))" }
         let wrapped = wrap(help, width: 100 - 30)
-        let pad = left.count < 27 ? left.padding(toLength: 28, withPad: " ", startingAt: 0) : left + "\n" + String(repeating: " ", count: 30)
+        let pad =
+          left.count < 27
+          ? left.padding(toLength: 28, withPad: " ", startingAt: 0)
+          : left + "\n" + String(repeating: " ", count: 30)
         lines.append("  " + pad + (wrapped.first ?? ""))
         for rest in wrapped.dropFirst() { lines.append(String(repeating: " ", count: 30) + rest) }
       }

@@ -53,7 +53,9 @@ final class ProgressLine: Sendable {
         var text = String(
           format: "\r\u{1B}[K%@: %@ features, %.1f MB, %.1f MB/s", label,
           ProgressLine.grouped(features), bytes / 1e6, bytes / 1e6 / seconds)
-        if let total, total > 0 { text += String(format: " (%.0f%%)", min(100, bytes * 100 / Double(total))) }
+        if let total, total > 0 {
+          text += String(format: " (%.0f%%)", min(100, bytes * 100 / Double(total)))
+        }
         done.withLock { finished in
           if !finished { Terminal.printErrorRaw(text) }
         }

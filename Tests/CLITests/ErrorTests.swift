@@ -18,7 +18,9 @@ struct ErrorTests {
 
   static let folder = CLI.fixtures("errors")
 
-  /// Where each file's problem is. Columns count Unicode scalars from 1.
+  /// Where each file's problem is.
+  ///
+  /// Columns count Unicode scalars from 1.
   static let table: [BadInput] = [
     // JSON syntax
     BadInput(file: "missing-comma.geojson", line: 2, column: 45, says: "expected ',' or '}'"),

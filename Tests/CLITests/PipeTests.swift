@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 /// Commands joined by shell pipes: failures travel downstream, a reader that goes away is not
@@ -245,14 +245,14 @@ final class SocketPair {
   init() throws {
     var fds: [Int32] = [-1, -1]
     #if canImport(Glibc)
-      let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
+    let made = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
     #else
-      let made = socketpair(AF_UNIX, SOCK_STREAM, 0, &fds)
+    let made = socketpair(AF_UNIX, SOCK_STREAM, 0, &fds)
     #endif
     guard made == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     #if !canImport(Glibc)
-      var on: Int32 = 1
-      setsockopt(fds[1], SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
+    var on: Int32 = 1
+    setsockopt(fds[1], SOL_SOCKET, SO_NOSIGPIPE, &on, socklen_t(MemoryLayout<Int32>.size))
     #endif
     childEnd = FileHandle(fileDescriptor: fds[0], closeOnDealloc: false)
     parent = fds[1]
@@ -267,17 +267,17 @@ final class SocketPair {
   /// Sends all of `data`; false when the other end is gone.
   func send(_ data: Data) -> Bool {
     #if canImport(Glibc)
-      let flags = Int32(MSG_NOSIGNAL)
+    let flags = Int32(MSG_NOSIGNAL)
     #else
-      let flags: Int32 = 0
+    let flags: Int32 = 0
     #endif
     return data.withUnsafeBytes { buffer in
       var offset = 0
       while offset < buffer.count {
         #if canImport(Glibc)
-          let n = Glibc.send(parent, buffer.baseAddress! + offset, buffer.count - offset, flags)
+        let n = Glibc.send(parent, buffer.baseAddress! + offset, buffer.count - offset, flags)
         #else
-          let n = Darwin.send(parent, buffer.baseAddress! + offset, buffer.count - offset, flags)
+        let n = Darwin.send(parent, buffer.baseAddress! + offset, buffer.count - offset, flags)
         #endif
         if n < 0 {
           if errno == EINTR { continue }
@@ -293,9 +293,9 @@ final class SocketPair {
   func close() {
     closeChildEnd()
     #if canImport(Glibc)
-      _ = Glibc.close(parent)
+    _ = Glibc.close(parent)
     #else
-      _ = Darwin.close(parent)
+    _ = Darwin.close(parent)
     #endif
   }
 }

@@ -2,9 +2,9 @@ import Foundation
 import Testing
 
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 // Helpers for the command-line tests: find the built `geopipe`, run it with arguments and
@@ -118,8 +118,10 @@ func shell(
     environment: ["GEOPIPE": binary.path])
 }
 
-/// Runs a program to completion, with standard output and error captured in files (so a
-/// chatty program can never block on a full pipe). Kills it after `timeout` seconds.
+/// Runs a program to completion, with standard output and error captured in files (so a chatty
+/// program can never block on a full pipe).
+///
+/// Kills it after `timeout` seconds.
 func runProcess(
   _ executable: URL, _ arguments: [String], stdin: Data?, in directory: URL?,
   environment: [String: String] = [:], timeout: TimeInterval = 300

@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 import Testing
 
 @testable import GeoPipeIO
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Parses `text` with the strict JSON-number parser.
 private func parse(_ text: String) -> Double {

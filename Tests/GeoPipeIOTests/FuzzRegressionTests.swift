@@ -31,10 +31,22 @@ import Testing
     let data = try Data(contentsOf: Self.root.appendingPathComponent("geojson/\(name)"))
     var options = ReadOptions()
     options.format = .geojson
+    var parallel = options
+    parallel.threads = 2
+    parallel.batchBytes = 24
+    #expect(outcome(Array(data), options) == outcome(Array(data), parallel))
     guard let features = try? openAll(Array(data), options: options) else { return }
     var write = WriteOptions()
     write.rewind = false
     #expect(try readAll(try encodeSeq(features, options: write)) == features)
+  }
+
+  private func outcome(_ bytes: [UInt8], _ options: ReadOptions) -> String {
+    do {
+      return "\(try openAll(bytes, options: options))"
+    } catch {
+      return "\(error)"
+    }
   }
 
   @Test(arguments: files("csv"))

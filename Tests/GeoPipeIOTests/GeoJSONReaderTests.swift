@@ -21,15 +21,17 @@ import Testing
   @Test func readsEveryGeometryType() throws {
     let features = try readAll(Self.everyGeometry)
     #expect(features.count == 9)
-    #expect(features.map { $0.geometry?.typeName ?? "null" } == [
-      "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon",
-      "GeometryCollection", "null", "LineString",
-    ])
+    #expect(
+      features.map { $0.geometry?.typeName ?? "null" } == [
+        "Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon",
+        "GeometryCollection", "null", "LineString",
+      ])
     #expect(features[0].id == .string("a"))
     #expect(features[1].id == .integer(2))
     #expect(features[1].properties == nil)
     #expect(features[0].geometry == .point(Position(x: 1.5, y: 2.25, z: 3)))
-    #expect(features[7].foreignMembers["extra"] == .object(["a": .array([.integer(1), .integer(2)])]))
+    #expect(
+      features[7].foreignMembers["extra"] == .object(["a": .array([.integer(1), .integer(2)])]))
     #expect(features[8].geometry == features[2].geometry)
   }
 
@@ -48,7 +50,9 @@ import Testing
       #expect(try readAllParallel(Self.everyGeometry, batchBytes: batch) == whole)
     }
     var lines = ""
-    for k in 0..<500 { lines += "{\"type\":\"Feature\",\"properties\":{\"k\":\(k)},\"geometry\":null}\n" }
+    for k in 0..<500 {
+      lines += "{\"type\":\"Feature\",\"properties\":{\"k\":\(k)},\"geometry\":null}\n"
+    }
     let sequential = try readAll(lines)
     #expect(sequential.count == 500)
     #expect(try readAllParallel(lines, batchBytes: 300) == sequential)
@@ -63,7 +67,8 @@ import Testing
     let p = try #require(try readAll(text).first?.properties)
     #expect(p["a"] == .integer(1))
     #expect(p["b"] == .double(1.0))
-    #expect(p["c"].flatMap { if case .double(let d) = $0 { d.sign == .minus } else { nil } } == true)
+    #expect(
+      p["c"].flatMap { if case .double(let d) = $0 { d.sign == .minus } else { nil } } == true)
     #expect(p["d"] == .bigInteger("-0"))
     #expect(p["e"] == .bigInteger("12345678901234567890123"))
     #expect(p["f"] == .integer(.max))
@@ -81,7 +86,8 @@ import Testing
   }
 
   @Test func stringsDecodeEscapesAndSurrogates() throws {
-    let text = #"{"type":"Feature","properties":{"s":"a\"b\\c\/d\n\t\u0001\u00e9\ud83c\udf0d\ud800x","é":"ü"},"geometry":null}"#
+    let text =
+      #"{"type":"Feature","properties":{"s":"a\"b\\c\/d\n\t\u0001\u00e9\ud83c\udf0d\ud800x","é":"ü"},"geometry":null}"#
     let p = try #require(try readAll(text).first?.properties)
     #expect(p["s"] == .string("a\"b\\c/d\n\t\u{1}é🌍\u{FFFD}x"))
     #expect(p["é"] == .string("ü"))
@@ -90,30 +96,77 @@ import Testing
   }
 
   @Test func sequencesAndRecordSeparators() throws {
-    let lines = "{\"type\":\"Point\",\"coordinates\":[1,2]}\n\n{\"type\":\"Feature\",\"properties\":{},\"geometry\":null}\n"
+    let lines =
+      "{\"type\":\"Point\",\"coordinates\":[1,2]}\n\n{\"type\":\"Feature\",\"properties\":{},\"geometry\":null}\n"
     #expect(try readAll(lines).count == 2)
-    let rs = "\u{1E}{\"type\":\"Point\",\"coordinates\":[1,2]}\n\u{1E}{\"type\":\"Point\",\"coordinates\":[3,4]}\n"
+    let rs =
+      "\u{1E}{\"type\":\"Point\",\"coordinates\":[1,2]}\n\u{1E}{\"type\":\"Point\",\"coordinates\":[3,4]}\n"
     #expect(try readAll(rs).count == 2)
     #expect(try readAllParallel(rs) == readAll(rs))
   }
 
   @Test(arguments: [
-    ("{\"type\":\"Feature\" \"properties\":{}}", "test:1:19: error: expected ',' or '}' after an object member, found '\"'"),
-    ("{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"Point\",\"coordinates\":[1]}}", "test:1:76: error: a position needs at least two numbers, found 1 (feature 0)"),
+    (
+      "{\"type\":\"Feature\" \"properties\":{}}",
+      "test:1:19: error: expected ',' or '}' after an object member, found '\"'"
+    ),
+    (
+      "{\"type\":\"Feature\",\"properties\":{},\"geometry\":{\"type\":\"Point\",\"coordinates\":[1]}}",
+      "test:1:76: error: a position needs at least two numbers, found 1 (feature 0)"
+    ),
     ("{\"type\":\"Bogus\"}", "test:1:9: error: unknown GeoJSON type \"Bogus\" (feature 0)"),
-    ("{\"properties\":{}}", "test:1:1: error: missing \"type\": expected a GeoJSON Feature, FeatureCollection or geometry (feature 0)"),
-    ("\n\n  {\"type\":\"Point\",\"coordinates\":[181,0]}", "test:3:34: error: longitude 181.0 is out of range [-180, 180] (use --crs if these are not WGS84 degrees) (feature 0)"),
-    ("{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,1]]]}", "test:1:34: error: polygon ring is not closed: its first and last positions differ (feature 0)"),
-    ("{\"type\":\"LineString\",\"coordinates\":[[0,0]]}", "test:1:36: error: a LineString needs at least two positions, found 1 (feature 0)"),
-    ("{\"type\":\"Feature\",\"properties\":{\"a\":1,\"a\":2},\"geometry\":null}", "test:1:39: error: duplicate key \"a\" in an object (feature 0)"),
-    ("{\"type\":\"Feature\",\"properties\":{\"é\":\"ü\" x},\"geometry\":null}", "test:1:41: error: expected ',' or '}' after an object member, found 'x'"),
-    ("[1,2]", "test:1:1: error: the input is a JSON array; geopipe reads GeoJSON objects (a FeatureCollection, Features or geometries)"),
-    ("{\"type\":\"Feature\",\"properties\":{\"a\":01}}", "test:1:37: error: numbers cannot have leading zeros"),
-    ("{\"type\":\"Feature\",\"properties\":{\"a\":\"x", "test:1:37: error: unterminated string: add the closing '\"'"),
-    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null} x]}", "test:1:92: error: expected ',' or ']' after a feature, found 'x'"),
-    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null},{\"type\":\"Feature\",\"properties\":{}", "test:1:125: error: unexpected end of input"),
-    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null},{\"type\":\"Fea", "test:1:100: error: unterminated string: add the closing '\"'"),
-    ("{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"a\":[}},\"geometry\":null}]}", "test:1:78: error: expected a JSON value, found '}'"),
+    (
+      "{\"properties\":{}}",
+      "test:1:1: error: missing \"type\": expected a GeoJSON Feature, FeatureCollection or geometry (feature 0)"
+    ),
+    (
+      "\n\n  {\"type\":\"Point\",\"coordinates\":[181,0]}",
+      "test:3:34: error: longitude 181.0 is out of range [-180, 180] (use --crs if these are not WGS84 degrees) (feature 0)"
+    ),
+    (
+      "{\"type\":\"Polygon\",\"coordinates\":[[[0,0],[1,0],[1,1],[0,1]]]}",
+      "test:1:34: error: polygon ring is not closed: its first and last positions differ (feature 0)"
+    ),
+    (
+      "{\"type\":\"LineString\",\"coordinates\":[[0,0]]}",
+      "test:1:36: error: a LineString needs at least two positions, found 1 (feature 0)"
+    ),
+    (
+      "{\"type\":\"Feature\",\"properties\":{\"a\":1,\"a\":2},\"geometry\":null}",
+      "test:1:39: error: duplicate key \"a\" in an object (feature 0)"
+    ),
+    (
+      "{\"type\":\"Feature\",\"properties\":{\"é\":\"ü\" x},\"geometry\":null}",
+      "test:1:41: error: expected ',' or '}' after an object member, found 'x'"
+    ),
+    (
+      "[1,2]",
+      "test:1:1: error: the input is a JSON array; geopipe reads GeoJSON objects (a FeatureCollection, Features or geometries)"
+    ),
+    (
+      "{\"type\":\"Feature\",\"properties\":{\"a\":01}}",
+      "test:1:37: error: numbers cannot have leading zeros"
+    ),
+    (
+      "{\"type\":\"Feature\",\"properties\":{\"a\":\"x",
+      "test:1:37: error: unterminated string: add the closing '\"'"
+    ),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null} x]}",
+      "test:1:92: error: expected ',' or ']' after a feature, found 'x'"
+    ),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null},{\"type\":\"Feature\",\"properties\":{}",
+      "test:1:125: error: unexpected end of input"
+    ),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{},\"geometry\":null},{\"type\":\"Fea",
+      "test:1:100: error: unterminated string: add the closing '\"'"
+    ),
+    (
+      "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"properties\":{\"a\":[}},\"geometry\":null}]}",
+      "test:1:78: error: expected a JSON value, found '}'"
+    ),
   ])
   func reportsErrorsWithLocations(input: String, expected: String) {
     #expect(readError(input) == expected)
@@ -121,7 +174,8 @@ import Testing
   }
 
   @Test func deepNestingIsAnErrorNotACrash() {
-    let deep = "{\"type\":\"Feature\",\"properties\":{\"a\":" + String(repeating: "[", count: 100_000)
+    let deep =
+      "{\"type\":\"Feature\",\"properties\":{\"a\":" + String(repeating: "[", count: 100_000)
     #expect(readError(deep)?.contains("nesting deeper than 512 levels") == true)
   }
 
@@ -143,11 +197,12 @@ import Testing
       """
     #expect(try readAll(text, options: options).count == 2)
     #expect(try readAllParallel(text, options: options).count == 2)
-    let collection = "{\"type\":\"FeatureCollection\",\"features\":[" + """
-      {"type":"Feature","properties":{"k":1},"geometry":null},
-      {"type":"Feature","properties":{"k":2},"geometry":{"type":"Point","coordinates":[0]}},
-      {"type":"Feature","properties":{"k":3},"geometry":null}]}
-      """
+    let collection =
+      "{\"type\":\"FeatureCollection\",\"features\":[" + """
+        {"type":"Feature","properties":{"k":1},"geometry":null},
+        {"type":"Feature","properties":{"k":2},"geometry":{"type":"Point","coordinates":[0]}},
+        {"type":"Feature","properties":{"k":3},"geometry":null}]}
+        """
     #expect(try readAll(collection, options: options).count == 2)
     #expect(try readAllParallel(collection, options: options).count == 2)
   }
@@ -155,12 +210,14 @@ import Testing
   @Test func rangeChecksCanBeTurnedOff() throws {
     var options = ReadOptions()
     options.checkRanges = false
-    let features = try readAll("{\"type\":\"Point\",\"coordinates\":[500000,6000000]}", options: options)
+    let features = try readAll(
+      "{\"type\":\"Point\",\"coordinates\":[500000,6000000]}", options: options)
     #expect(features.first?.geometry == .point(Position(x: 500000, y: 6_000_000)))
   }
 
   @Test func errorRecordFromUpstreamStopsTheReader() {
-    let text = "{\"type\":\"Point\",\"coordinates\":[1,2]}\n!geopipe-error {\"status\":66,\"message\":\"x\"}\n"
+    let text =
+      "{\"type\":\"Point\",\"coordinates\":[1,2]}\n!geopipe-error {\"status\":66,\"message\":\"x\"}\n"
     do {
       _ = try readAll(text)
       Issue.record("expected an error")

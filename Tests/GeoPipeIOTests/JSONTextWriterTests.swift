@@ -26,7 +26,9 @@ import Testing
       case 0: value = Double.random(in: -180...180, using: &generator)
       case 1:
         let digits = Int.random(in: 1...9, using: &generator)
-        value = (Double.random(in: -180...180, using: &generator) * pow10(digits)).rounded() / pow10(digits)
+        value =
+          (Double.random(in: -180...180, using: &generator) * pow10(digits)).rounded()
+          / pow10(digits)
       case 2: value = Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &generator))
       default: value = Double(Int.random(in: -1_000_000...1_000_000, using: &generator)) / 8
       }
@@ -59,6 +61,8 @@ import Testing
   @Test func escapesStrings() {
     var w = JSONTextWriter()
     w.writeString("plain ascii text that is long\"q\\b\n\t\u{1}é🌍\u{2028}")
-    #expect(String(decoding: w.bytes, as: UTF8.self) == #""plain ascii text that is long\"q\\b\n\t\u0001é🌍\#u{2028}""#)
+    #expect(
+      String(decoding: w.bytes, as: UTF8.self)
+        == #""plain ascii text that is long\"q\\b\n\t\u0001é🌍\#u{2028}""#)
   }
 }

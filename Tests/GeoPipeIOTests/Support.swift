@@ -1,4 +1,5 @@
 import GeoPipeCore
+
 @testable import GeoPipeIO
 
 /// Reads every feature of `text` with the sequential reader.
@@ -23,8 +24,10 @@ func readAll(
 func readAllParallel(_ text: String, options: ReadOptions = ReadOptions(), batchBytes: Int = 64)
   throws -> [Feature]
 {
-  let buffer = try InputBuffer(source: MemoryByteSource(Array(text.utf8), chunkLimit: 13), name: "test", capacity: 32)
-  let reader = ParallelGeoJSONReader(buffer: buffer, options: options, workers: 2, batchBytes: batchBytes)
+  let buffer = try InputBuffer(
+    source: MemoryByteSource(Array(text.utf8), chunkLimit: 13), name: "test", capacity: 32)
+  let reader = ParallelGeoJSONReader(
+    buffer: buffer, options: options, workers: 2, batchBytes: batchBytes)
   var features: [Feature] = []
   while let feature = try reader.next() { features.append(feature) }
   return features
@@ -32,16 +35,22 @@ func readAllParallel(_ text: String, options: ReadOptions = ReadOptions(), batch
 
 /// Opens text through format detection.
 func openAll(_ bytes: [UInt8], options: ReadOptions = ReadOptions()) throws -> [Feature] {
-  let reader = try FeatureReaders.open(source: MemoryByteSource(bytes), name: "test", options: options)
+  let reader = try FeatureReaders.open(
+    source: MemoryByteSource(bytes), name: "test", options: options)
   var features: [Feature] = []
   while let feature = try reader.next() { features.append(feature) }
   return features
 }
 
 /// The error message (with location) that reading `text` fails with, or nil.
-func readError(_ text: String, options: ReadOptions = ReadOptions(), parallel: Bool = false) -> String? {
+func readError(_ text: String, options: ReadOptions = ReadOptions(), parallel: Bool = false)
+  -> String?
+{
   do {
-    _ = parallel ? try readAllParallel(text, options: options) : try readAll(text, options: options, capacity: 16, chunk: 5)
+    _ =
+      parallel
+      ? try readAllParallel(text, options: options)
+      : try readAll(text, options: options, capacity: 16, chunk: 5)
     return nil
   } catch {
     return "\(error)"

@@ -16,7 +16,8 @@ import Testing
     }
   }
 
-  private func written(_ features: [Feature], format: OutputFormat, threads: Int) throws -> [UInt8] {
+  private func written(_ features: [Feature], format: OutputFormat, threads: Int) throws -> [UInt8]
+  {
     let sink = MemorySink()
     var options = WriteOptions()
     options.threads = threads
@@ -52,13 +53,14 @@ import Testing
 
   @Test func csvUsesCoordinateColumnsForPointsAndQuotesFields() throws {
     let text = String(decoding: try written(features(3), format: .csv, threads: 1), as: UTF8.self)
-    #expect(text == """
-      longitude,latitude,k,name
-      ,,0,"place 0 ""q\"""
-      -179,-44.5,1,"place 1 ""q\"""
-      -178,-44,2,"place 2 ""q\"""
+    #expect(
+      text == """
+        longitude,latitude,k,name
+        ,,0,"place 0 ""q\"""
+        -179,-44.5,1,"place 1 ""q\"""
+        -178,-44,2,"place 2 ""q\"""
 
-      """)
+        """)
   }
 
   @Test func csvRejectsANewPropertyUnlessAsked() throws {

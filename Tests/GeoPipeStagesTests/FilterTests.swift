@@ -41,7 +41,9 @@ import Testing
     var kept: [Feature] = []
     for n in 0..<4 {
       let geometry: Geometry? = n == 3 ? nil : .point(Position(x: 0, y: 0))
-      try stage.process(Feature(geometry: geometry, properties: ["n": .integer(Int64(n))])) { kept.append($0) }
+      try stage.process(Feature(geometry: geometry, properties: ["n": .integer(Int64(n))])) {
+        kept.append($0)
+      }
     }
     #expect(kept.map { $0.properties?["n"] } == [.integer(2)])
   }

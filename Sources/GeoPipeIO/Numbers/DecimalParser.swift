@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-  import Glibc
+import Glibc
 #elseif canImport(Darwin)
-  import Darwin
+import Darwin
 #endif
 
 // Decimal-to-binary conversion for number text, correctly rounded (round-half-even).
@@ -27,9 +27,10 @@ func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double {
   parseDecimalLenient(bytes) ?? .nan
 }
 
-/// Returns nil unless `bytes` is a number in the lenient form CSV cells and WKT use:
-/// optional leading '+' or '-', digits with optional '.' (".5" and "5." allowed), optional
-/// exponent. No whitespace, no "nan"/"inf", no hex.
+/// Returns nil unless `bytes` is a number in the lenient form CSV cells and WKT use: optional
+/// leading '+' or '-', digits with optional '.' (".5" and "5." allowed), optional exponent.
+///
+/// No whitespace, no "nan"/"inf", no hex.
 ///
 /// The result is the nearest Double (round-half-even), ±infinity on overflow and ±0 on
 /// underflow, exactly as `strtod` would return.

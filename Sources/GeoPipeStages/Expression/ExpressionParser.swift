@@ -231,8 +231,9 @@ struct ExpressionParser {
       var word = ""
       while position < scalars.count {
         let s = scalars[position]
-        guard s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "$"
-          || s == ":" || s == "."
+        guard
+          s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "$"
+            || s == ":" || s == "."
         else { break }
         word.unicodeScalars.append(s)
         position += 1
@@ -247,7 +248,8 @@ struct ExpressionParser {
     var text = ""
     while true {
       guard position < scalars.count else {
-        throw fail("unterminated \(quote == "'" ? "string" : "quoted name"): add the closing \(quote)")
+        throw fail(
+          "unterminated \(quote == "'" ? "string" : "quoted name"): add the closing \(quote)")
       }
       let s = scalars[position]
       position += 1
@@ -267,7 +269,8 @@ struct ExpressionParser {
     var text = ""
     while position < scalars.count {
       let s = scalars[position]
-      guard ("0"..."9").contains(s) || s == "." || s == "-" || s == "+" || s == "e" || s == "E" else {
+      guard ("0"..."9").contains(s) || s == "." || s == "-" || s == "+" || s == "e" || s == "E"
+      else {
         break
       }
       // A sign only starts the number or follows an exponent marker.

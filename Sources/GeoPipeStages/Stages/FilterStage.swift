@@ -72,7 +72,9 @@ final class FilterStage: Stage {
       }
     }
     if let box {
-      guard let geometry = feature.geometry, GeometryIntersection.intersects(geometry, box) else { return }
+      guard let geometry = feature.geometry, GeometryIntersection.intersects(geometry, box) else {
+        return
+      }
     }
     if let expression, !expression.matches(feature) { return }
     try emit(feature)

@@ -5,8 +5,10 @@ enum GeometryIntersection {
   /// Whether `geometry` shares any point with `box` (which may cross the antimeridian).
   static func intersects(_ geometry: Geometry, _ box: BBox) -> Bool {
     if box.crossesAntimeridian {
-      return intersects(geometry, BBox(west: box.west, south: box.south, east: 180, north: box.north))
-        || intersects(geometry, BBox(west: -180, south: box.south, east: box.east, north: box.north))
+      return intersects(
+        geometry, BBox(west: box.west, south: box.south, east: 180, north: box.north))
+        || intersects(
+          geometry, BBox(west: -180, south: box.south, east: box.east, north: box.north))
     }
     guard let bounds = geometry.bbox, box.intersects(bounds) else { return false }
     switch geometry {
@@ -53,14 +55,16 @@ enum GeometryIntersection {
     return inside
   }
 
-  /// Liang–Barsky clipping: does the segment a–b reach the box?
+  /// Whether the segment a–b reaches the box (Liang–Barsky clipping).
   private static func segmentIntersects(_ a: Position, _ b: Position, _ box: BBox) -> Bool {
     if box.contains(x: a.x, y: a.y) || box.contains(x: b.x, y: b.y) { return true }
     let dx = b.x - a.x
     let dy = b.y - a.y
     var t0 = 0.0
     var t1 = 1.0
-    for (p, q) in [(-dx, a.x - box.west), (dx, box.east - a.x), (-dy, a.y - box.south), (dy, box.north - a.y)] {
+    for (p, q) in [
+      (-dx, a.x - box.west), (dx, box.east - a.x), (-dy, a.y - box.south), (dy, box.north - a.y),
+    ] {
       if p == 0 {
         if q < 0 { return false }
       } else {

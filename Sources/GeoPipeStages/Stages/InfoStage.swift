@@ -16,11 +16,15 @@ final class InfoStage: Stage {
       "geopipe read places.csv | geopipe info --json",
     ],
     options: [
-      OptionSpec("path", .path, default: "-", positional: true, help: "The input file ('-' for standard input)."),
+      OptionSpec(
+        "path", .path, default: "-", positional: true,
+        help: "The input file ('-' for standard input)."),
       OptionSpec("json", .flag, help: "Print the summary as JSON."),
     ],
     role: .sink, pathIsInput: true,
-    make: { values, context in .stage(InfoStage(json: values.flag("json"), output: context.standardOutput)) })
+    make: { values, context in
+      .stage(InfoStage(json: values.flag("json"), output: context.standardOutput))
+    })
 
   private struct PropertySummary {
     var name: String
@@ -118,7 +122,8 @@ final class InfoStage: Stage {
       for summary in summaries {
         let name = summary.name
         let types = summary.types.isEmpty ? "null" : summary.types.joined(separator: "|")
-        var line = "  " + name + String(repeating: " ", count: max(0, width - name.count)) + "  " + types
+        var line =
+          "  " + name + String(repeating: " ", count: max(0, width - name.count)) + "  " + types
         line += "  (\(summary.nulls) null, \(count - summary.present) missing)"
         lines.append(line)
       }

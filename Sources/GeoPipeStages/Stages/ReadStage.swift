@@ -48,7 +48,9 @@ enum ReadStage {
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
     ],
     options: [
-      OptionSpec("path", .path, default: "-", positional: true, help: "The input file ('-' for standard input)."),
+      OptionSpec(
+        "path", .path, default: "-", positional: true,
+        help: "The input file ('-' for standard input)."),
       OptionSpec(
         "keep-crs", .flag,
         help: "With --crs: keep the coordinates as they are instead of reprojecting to WGS84."),
@@ -59,14 +61,18 @@ enum ReadStage {
     })
 
   /// Opens an input as the options say, reprojecting a declared CRS to WGS84.
-  static func open(_ path: String, values: OptionValues, context: StageContext) throws -> any FeatureReader {
+  static func open(_ path: String, values: OptionValues, context: StageContext) throws
+    -> any FeatureReader
+  {
     var options = ReadOptions()
     options.diagnostics = context.diagnostics
     options.threads = context.threads
     if let format = values.string("input-format"), format != "auto" {
       options.format = InputFormat(rawValue: format)
     }
-    if let policy = values.string("on-error") { options.onError = ErrorPolicy(rawValue: policy) ?? .fail }
+    if let policy = values.string("on-error") {
+      options.onError = ErrorPolicy(rawValue: policy) ?? .fail
+    }
     let crs = values.string("crs")
     if crs != nil { options.checkRanges = false }
     options.csv.latitudeColumn = values.string("lat")
@@ -78,7 +84,8 @@ enum ReadStage {
     }
     let reader = try FeatureReaders.open(path, options: options)
     if let crs, !values.flag("keep-crs"), !CoordinateTransformer.isWGS84(crs) {
-      return try ReprojectingReader(reader, transformer: CoordinateTransformer(from: crs, to: "OGC:CRS84"))
+      return try ReprojectingReader(
+        reader, transformer: CoordinateTransformer(from: crs, to: "OGC:CRS84"))
     }
     return reader
   }

@@ -13,7 +13,8 @@ final class WriteStage: Stage {
       "no-rewind", .flag,
       help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
     OptionSpec("precision", .integer, help: "Round coordinates to this many decimal places."),
-    OptionSpec("columns", .list, help: "CSV: the property columns, in order (default: the first feature's)."),
+    OptionSpec(
+      "columns", .list, help: "CSV: the property columns, in order (default: the first feature's)."),
     OptionSpec(
       "ignore-extra-properties", .flag,
       help: "CSV: drop properties that are not columns instead of failing."),
@@ -40,14 +41,18 @@ final class WriteStage: Stage {
       "geopipe read places.geojson | geopipe write --columns name,population places.csv",
     ],
     options: [
-      OptionSpec("path", .path, default: "-", positional: true, help: "The output file ('-' for standard output)."),
+      OptionSpec(
+        "path", .path, default: "-", positional: true,
+        help: "The output file ('-' for standard output)."),
       OptionSpec(
         "crs", .string,
         help: "The CRS of the features' coordinates; they are written as they are."),
     ] + outputOptions,
     role: .sink,
     make: { values, context in
-      .stage(try WriteStage(path: values.string("path") ?? "-", values: values, threads: context.threads))
+      .stage(
+        try WriteStage(path: values.string("path") ?? "-", values: values, threads: context.threads)
+      )
     })
 
   private let writer: any FeatureWriter
@@ -70,7 +75,9 @@ final class WriteStage: Stage {
     options.csv.geometryFormat =
       CSVGeometryFormat(rawValue: values.string("geometry-format") ?? "auto") ?? .auto
     var format: OutputFormat
-    if let given = values.string("output-format"), given != "auto", let chosen = OutputFormat(rawValue: given) {
+    if let given = values.string("output-format"), given != "auto",
+      let chosen = OutputFormat(rawValue: given)
+    {
       format = chosen
     } else if let inferred = OutputFormat.inferred(from: path) {
       format = inferred.format
