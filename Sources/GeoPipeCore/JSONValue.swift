@@ -11,6 +11,9 @@ public enum JSONValue: Hashable, Sendable {
   /// An integer literal outside the 64-bit range, kept as its decimal digits.
   case bigInteger(String)
   case double(Double)
+  /// A number with a fraction or exponent beyond the range of a double (`1e400`), kept as its
+  /// text so that it is written back unchanged.
+  case bigNumber(String)
   case string(String)
   case array([JSONValue])
   case object(JSONObject)
@@ -20,7 +23,7 @@ public enum JSONValue: Hashable, Sendable {
     switch self {
     case .integer(let value): Double(value)
     case .double(let value): value
-    case .bigInteger(let digits): Double(digits)
+    case .bigInteger(let digits), .bigNumber(let digits): Double(digits)
     default: nil
     }
   }
@@ -41,7 +44,7 @@ public enum JSONValue: Hashable, Sendable {
     case .null: "null"
     case .bool: "boolean"
     case .integer, .bigInteger: "integer"
-    case .double: "number"
+    case .double, .bigNumber: "number"
     case .string: "string"
     case .array: "array"
     case .object: "object"

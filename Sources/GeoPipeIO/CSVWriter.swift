@@ -115,7 +115,7 @@ public final class CSVWriter: BufferedFeatureWriter, FeatureWriter {
     switch value {
     case .null: break
     case .string(let s): field(s)
-    case .bool, .integer, .bigInteger, .double:
+    case .bool, .integer, .bigInteger, .double, .bigNumber:
       text.writeValue(value)
     case .array, .object:
       var json = JSONTextWriter()

@@ -36,7 +36,7 @@ public enum FeatureReaders {
     var head = try peekable.peek(2)
     var input: ByteSource = peekable
     if head.count == 2 && head[0] == 0x1F && head[1] == 0x8B {
-      input = try GzipByteSource(peekable, name: name)
+      input = try GzipByteSource(peekable)
     }
     let buffer = try InputBuffer(source: input, name: name)
     head = Array(UnsafeBufferPointer(start: buffer.bytes, count: min(buffer.end, 4096)))

@@ -87,7 +87,7 @@ extension JSONScanner {
           parts.idIndex = i
           let value = try parseValue(depth: depth)
           switch value {
-          case .string, .integer, .bigInteger, .double: parts.id = value
+          case .string, .integer, .bigInteger, .double, .bigNumber: parts.id = value
           default:
             throw ScanError(
               "a feature \"id\" must be a string or a number, not \(value.typeName)",

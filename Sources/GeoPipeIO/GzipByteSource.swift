@@ -5,16 +5,16 @@ import GeoPipeCore
 /// gzip members as `gzip -c a b >> c` makes them.
 public final class GzipByteSource: ByteSource {
   private let upstream: ByteSource
-  private let name: String
+  // An error met after some output was produced, thrown on the next read.
+  private var pendingError: GeoPipeError?
   private var stream = z_stream()
   private var input: UnsafeMutableRawBufferPointer
   private var finished = false
   private var upstreamEnded = false
 
-  /// Wraps `upstream`; `name` is used in messages.
-  public init(_ upstream: ByteSource, name: String) throws {
+  /// Wraps `upstream`.
+  public init(_ upstream: ByteSource) throws {
     self.upstream = upstream
-    self.name = name
     input = .allocate(byteCount: 1 << 18, alignment: 16)
     // 15 + 32: a 32 KiB window, and detect gzip or zlib headers automatically.
     let status = geopipe_inflateInit2(&stream, 15 + 32)
@@ -32,6 +32,11 @@ public final class GzipByteSource: ByteSource {
 
   /// Inflates into `buffer`.
   public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    if let pendingError {
+      self.pendingError = nil
+      finished = true
+      throw pendingError
+    }
     guard !finished, let out = buffer.baseAddress, buffer.count > 0 else { return 0 }
     stream.next_out = out.assumingMemoryBound(to: UInt8.self)
     stream.avail_out = UInt32(min(buffer.count, Int(UInt32.max)))
@@ -67,15 +72,28 @@ public final class GzipByteSource: ByteSource {
       if status == Z_BUF_ERROR {
         // No progress was possible: more input is needed, and there is none left.
         if upstreamEnded && stream.avail_in == 0 {
-          throw GeoPipeError.data("'\(name)' is truncated: the gzip stream ends early", at: nil)
+          return try fail(
+            GeoPipeError.data("the gzip data ends early: the file is truncated", at: nil), buffer)
         }
         continue
       }
       guard status == Z_OK else {
         let detail = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-        throw GeoPipeError.data("'\(name)' is not valid gzip data: \(detail)", at: nil)
+        return try fail(GeoPipeError.data("the gzip data is corrupt (\(detail))", at: nil), buffer)
       }
     }
     return buffer.count - Int(stream.avail_out)
+  }
+
+  /// Hands over the bytes inflated before `error` and keeps the error for the next read, so
+  /// that the reader can say where the text broke off.
+  private func fail(_ error: GeoPipeError, _ buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    let produced = buffer.count - Int(stream.avail_out)
+    guard produced > 0 else {
+      finished = true
+      throw error
+    }
+    pendingError = error
+    return produced
   }
 }

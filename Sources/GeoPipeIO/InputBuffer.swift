@@ -111,8 +111,15 @@ public final class InputBuffer {
   private func fill() throws {
     let target = min(capacity, 2 * end + (1 << 16))
     while end < target {
-      let n = try source.read(
-        into: UnsafeMutableRawBufferPointer(start: bytes + end, count: capacity - end))
+      let n: Int
+      do {
+        n = try source.read(
+          into: UnsafeMutableRawBufferPointer(start: bytes + end, count: capacity - end))
+      } catch var error as GeoPipeError where error.location == nil && error.status == .dataError {
+        // Bad compressed data: say how far the text got before it broke.
+        error.location = location(of: end)
+        throw error
+      }
       if n == 0 {
         isAtEOF = true
         break

@@ -65,11 +65,7 @@ extension JSONScanner {
       return .bigInteger(String(decoding: bytes, as: UTF8.self))
     }
     let value = parseDecimal(bytes)
-    guard value.isFinite else {
-      throw ScanError(
-        "number \(String(decoding: bytes, as: UTF8.self)) is too large for a double",
-        at: range.lowerBound, structural: true)
-    }
+    guard value.isFinite else { return .bigNumber(String(decoding: bytes, as: UTF8.self)) }
     return .double(value)
   }
 

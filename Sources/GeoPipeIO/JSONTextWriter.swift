@@ -176,7 +176,7 @@ public struct JSONTextWriter {
     case .null: raw("null")
     case .bool(let b): if b { raw("true") } else { raw("false") }
     case .integer(let n): writeInteger(n)
-    case .bigInteger(let digits): bytes.append(contentsOf: digits.utf8)
+    case .bigInteger(let text), .bigNumber(let text): bytes.append(contentsOf: text.utf8)
     case .double(let d):
       if d.isFinite { writeFloat(d) } else { raw("null") }
     case .string(let s): writeString(s)

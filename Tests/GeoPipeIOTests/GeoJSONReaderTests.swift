@@ -228,3 +228,31 @@ import Testing
     }
   }
 }
+
+@Suite struct CompressedInputTests {
+  @Test func truncatedGzipIsLocatedWhereTheTextBreaksOff() throws {
+    // "{"type":"Point","coordinates":[1,2]}\n" three times, gzip-compressed, then cut short.
+    let text = String(repeating: "{\"type\":\"Point\",\"coordinates\":[1,2]}\n", count: 3)
+    let sink = MemorySink()
+    let gzip = try GzipSink(sink)
+    try Array(text.utf8).withUnsafeBytes { try gzip.write($0) }
+    try gzip.commit()
+    #expect(try openAll(sink.bytes).count == 3)
+    let cut = Array(sink.bytes.prefix(sink.bytes.count - 6))
+    #expect(throws: GeoPipeError.self) { try openAll(cut) }
+    do {
+      _ = try openAll(cut)
+    } catch let error as GeoPipeError {
+      #expect(error.status == .dataError)
+      #expect(error.location != nil)
+      #expect(error.message.contains("truncated"))
+    }
+  }
+
+  @Test func numbersBeyondDoubleRangeKeepTheirText() throws {
+    let text = #"{"type":"Feature","properties":{"a":1e400,"b":-2E+999},"geometry":null}"#
+    let features = try readAll(text)
+    #expect(features.first?.properties?["a"] == .bigNumber("1e400"))
+    #expect(try encodeSeq(features).contains(#""a":1e400,"b":-2E+999"#))
+  }
+}
