@@ -42,6 +42,8 @@ final class GeoJSONSplitter {
   private var runInCollection = false
   private var runStartsCollection = false
   private var stepStartedCollection = false
+  // Whether the feature the last step found lies in a collection's features array.
+  private var stepInCollection = false
 
   private enum State {
     case between
@@ -82,7 +84,7 @@ final class GeoJSONSplitter {
             runStart = range.lowerBound
             runLocation = buffer.location(of: range.lowerBound)
             runFirst = featureIndex
-            if case .inFeatures = state { runInCollection = true } else { runInCollection = false }
+            runInCollection = stepInCollection
             runStartsCollection = stepStartedCollection
           }
           runEnd = range.upperBound
@@ -133,6 +135,7 @@ final class GeoJSONSplitter {
     case .done:
       return .end
     case .between:
+      stepInCollection = false
       s.skipSeparators()
       guard s.i < s.end else {
         cursor = s.i
@@ -180,6 +183,7 @@ final class GeoJSONSplitter {
       }
       let start = s.i
       stepStartedCollection = first
+      stepInCollection = true
       if !first {
         guard s.base[s.i] == 0x2C else {
           // Not a separator: hand the text to a batch parser, which reports the error.
