@@ -8,6 +8,14 @@ public protocol FeatureReader: FeatureSource, AnyObject {
   var bytesRead: Int { get }
   /// Bad features skipped under `--on-error skip`.
   var skippedCount: Int { get }
+  /// Members of the input's FeatureCollection other than its features (such as a `name`),
+  /// complete once the input has been read; empty for other inputs.
+  var collectionMembers: JSONObject { get }
+}
+
+extension CSVReader {
+  /// CSV has no collection members.
+  public var collectionMembers: JSONObject { JSONObject() }
 }
 
 extension GeoJSONReader: FeatureReader {}

@@ -184,6 +184,8 @@ public final class GeoJSONSeqWriter: BufferedFeatureWriter, FeatureWriter {
 public final class GeoJSONWriter: BufferedFeatureWriter, FeatureWriter {
   private let encoding: FeatureEncoding
   private var started = false
+  /// Members written after the features array (the input collection's `name` and the like).
+  public var collectionMembers = JSONObject()
 
   /// Creates a writer.
   public init(sink: ByteSink, options: WriteOptions = WriteOptions()) {
@@ -215,7 +217,14 @@ public final class GeoJSONWriter: BufferedFeatureWriter, FeatureWriter {
   /// Closes the collection, flushes and commits.
   public func finish() throws {
     try encoding.flush { try appendFeatures($0) }
-    text.raw(started ? "\n]}\n" : "]}\n")
+    text.raw(started ? "\n]" : "]")
+    for member in collectionMembers.members where member.key != "type" && member.key != "features" {
+      text.bytes.append(0x2C)
+      text.writeString(member.key)
+      text.bytes.append(0x3A)
+      text.writeValue(member.value)
+    }
+    text.raw("}\n")
     try flush()
     try sink.commit()
   }

@@ -2,8 +2,9 @@ import GeoPipeCore
 
 extension JSONScanner {
   /// Parses the members of a FeatureCollection after its `features` array, through the
-  /// closing `}`; returns where a legacy `crs` member was, if there was one.
-  mutating func parseCollectionTail(typeSeen: Bool) throws -> Int? {
+  /// closing `}`, adding its foreign members to `members`; returns where a legacy `crs` member
+  /// was, if there was one.
+  mutating func parseCollectionTail(typeSeen: Bool, members: inout JSONObject) throws -> Int? {
     var typeSeen = typeSeen
     var crsIndex: Int?
     while true {
@@ -31,6 +32,9 @@ extension JSONScanner {
         typeSeen = true
       } else if key == "crs" {
         crsIndex = valueIndex
+      } else if key != "bbox" {
+        try Self.checkDuplicate(key, in: members, at: valueIndex)
+        members.appendUnchecked(key, value)
       }
     }
   }

@@ -10,6 +10,9 @@ public final class GeoJSONReader: FeatureSource {
   public private(set) var featureCount = 0
   /// The number of bad features skipped (with `--on-error skip`).
   public private(set) var skippedCount = 0
+  /// Members of the input's FeatureCollection other than `type`, `features`, `bbox` and
+  /// `crs` (such as a `name`), complete once the input has been read.
+  public private(set) var collectionMembers = JSONObject()
   /// Bytes consumed from the input so far (decompressed).
   public var bytesRead: Int { buffer.bytesRead }
 
@@ -138,6 +141,9 @@ public final class GeoJSONReader: FeatureSource {
             at: parts.typeIndex, structural: true)
         }
         collectionType = parts.type
+        for member in parts.foreign.members where member.key != "bbox" {
+          collectionMembers.appendUnchecked(member.key, member.value)
+        }
         cursor = s.i
         state = .inFeatures(first: true)
         return .again
@@ -168,7 +174,9 @@ public final class GeoJSONReader: FeatureSource {
       state = .inFeatures(first: false)
       return .feature(feature)
     case .afterFeatures:
-      let crsIndex = try s.parseCollectionTail(typeSeen: collectionType != nil)
+      var members = collectionMembers
+      let crsIndex = try s.parseCollectionTail(typeSeen: collectionType != nil, members: &members)
+      collectionMembers = members
       if let crsIndex { note(droppedCRSNote, at: crsIndex) }
       cursor = s.i
       state = .between

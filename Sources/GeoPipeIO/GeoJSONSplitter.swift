@@ -64,6 +64,9 @@ final class GeoJSONSplitter {
     self.batchBytes = batchBytes
   }
 
+  /// The FeatureCollection's foreign members, as `GeoJSONReader.collectionMembers`.
+  private(set) var collectionMembers = JSONObject()
+
   /// Bytes consumed from the input so far.
   var bytesRead: Int { buffer.bytesRead }
 
@@ -105,7 +108,10 @@ final class GeoJSONSplitter {
           runEnd -= shift
         }
       } catch let error as ScanError {
-        let located = GeoPipeError.data(error.message, at: buffer.location(of: error.index))
+        // Word it as the one-thread reader does, which numbers the feature at fault.
+        var message = error.message
+        if error.isStructural, case .between = state { message += " (feature \(featureIndex))" }
+        let located = GeoPipeError.data(message, at: buffer.location(of: error.index))
         if runStart != nil {
           failure = located
           return flush()
@@ -167,6 +173,9 @@ final class GeoJSONSplitter {
           return .boundary
         }
         collectionTypeSeen = parts.type != nil
+        for member in parts.foreign.members where member.key != "bbox" {
+          collectionMembers.appendUnchecked(member.key, member.value)
+        }
         cursor = s.i
         state = .inFeatures(first: true)
         return .boundary
@@ -198,7 +207,11 @@ final class GeoJSONSplitter {
       state = .inFeatures(first: false)
       return .feature(start..<end)
     case .afterFeatures:
-      if let crs = try s.parseCollectionTail(typeSeen: collectionTypeSeen) { note(at: crs) }
+      var members = collectionMembers
+      if let crs = try s.parseCollectionTail(typeSeen: collectionTypeSeen, members: &members) {
+        note(at: crs)
+      }
+      collectionMembers = members
       cursor = s.i
       state = .between
       return .boundary

@@ -21,6 +21,10 @@ public final class ParallelGeoJSONReader: FeatureReader {
   private let pool: OrderedTaskPool<SplitterPiece, Result>
   private let options: ReadOptions
   private let progress = ByteCounter()
+  private let box: SplitterBox
+
+  /// The FeatureCollection's foreign members, complete once every feature has been read.
+  public var collectionMembers: JSONObject { box.collectionMembers }
   // The current batch, reversed, so features move out with popLast() instead of being copied.
   private var current: [Feature] = []
   private var pendingFailure: GeoPipeError?
@@ -31,6 +35,7 @@ public final class ParallelGeoJSONReader: FeatureReader {
     self.options = options
     let splitter = GeoJSONSplitter(buffer: buffer, options: options, batchBytes: batchBytes)
     let box = SplitterBox(splitter, progress: progress)
+    self.box = box
     let name = buffer.name
     let batchOptions = options
     let pool = OrderedTaskPool<SplitterPiece, Result>(workers: workers) { piece in
@@ -114,6 +119,10 @@ private final class SplitterBox: @unchecked Sendable {
   private let splitter: GeoJSONSplitter
   private let progress: ByteCounter
   private var done = false
+  private let members = Mutex(JSONObject())
+
+  /// The splitter's collection members as of the last piece it cut.
+  var collectionMembers: JSONObject { members.withLock { $0 } }
 
   init(_ splitter: GeoJSONSplitter, progress: ByteCounter) {
     self.splitter = splitter
@@ -122,7 +131,11 @@ private final class SplitterBox: @unchecked Sendable {
 
   func next() -> SplitterPiece? {
     guard !done else { return nil }
-    defer { progress.value.store(splitter.bytesRead, ordering: .relaxed) }
+    defer {
+      progress.value.store(splitter.bytesRead, ordering: .relaxed)
+      let current = splitter.collectionMembers
+      members.withLock { $0 = current }
+    }
     do {
       guard let piece = try splitter.next() else {
         done = true

@@ -42,7 +42,13 @@ public enum Runner {
       }
       counters?.features.store(n, ordering: .relaxed)
       counters?.bytes.store(source.bytesRead, ordering: .relaxed)
-      for k in stages.indices { try stages[k].finish(emit: emitters[k + 1]) }
+      let members = source.collectionMembers
+      for k in stages.indices {
+        if !members.isEmpty, let receiver = stages[k] as? CollectionMembersReceiver {
+          receiver.receive(collectionMembers: members)
+        }
+        try stages[k].finish(emit: emitters[k + 1])
+      }
     } catch {
       for stage in stages { stage.abort() }
       throw error

@@ -23,6 +23,13 @@ extension Stage {
   public func abort() {}
 }
 
+/// A stage that writes a FeatureCollection and keeps the input collection's own members
+/// (such as a `name`); the runner hands them over before `finish`.
+public protocol CollectionMembersReceiver {
+  /// Receives the input FeatureCollection's members other than its features.
+  func receive(collectionMembers: JSONObject)
+}
+
 /// What a stage definition builds: a source of features, a stage that is handed features, or
 /// a stage that consumes features and writes something (a file, a report).
 public enum StageRole: Sendable {

@@ -55,7 +55,9 @@ struct RoundTripTests {
       #expect(read.stdout == seq)
       #expect(seq == bytes(c), "GeoJSONSeq → GeoJSONSeq changed the features")
       #expect(seq == bytes(e), "GeoJSON → GeoJSONSeq differs from the direct conversion")
-      #expect(bytes(d) == bytes(f), "the FeatureCollection differs by route")
+      // Features are the same by either route; only FC → FC keeps the collection's own
+      // members (a GeoJSONSeq has nowhere to carry them).
+      #expect(featuresPart(bytes(d)) == featuresPart(bytes(f)), "the features differ by route")
       #expect(lines(of: String(decoding: seq, as: UTF8.self)).count == Self.featureCounts[file])
 
       // Both outputs are JSON an independent parser accepts, with the same features.
@@ -409,4 +411,11 @@ struct OutputFormatTests {
     #expect(run.out.contains(#""coordinates":[1.235,-2.988]"#), "\(run.out)")
     #expect(run.out.contains(#""x":1.23456789"#))
   }
+}
+
+/// A written FeatureCollection up to the end of its features array.
+private func featuresPart(_ data: Data) -> String {
+  let text = String(decoding: data, as: UTF8.self)
+  guard let end = text.range(of: "\n]", options: .backwards) else { return text }
+  return String(text[..<end.lowerBound])
 }

@@ -70,3 +70,30 @@ import Testing
     #expect(throws: GeoPipeError.self) { try writer.write(Feature(properties: ["b": .integer(2)])) }
   }
 }
+
+@Suite struct CollectionMembersTests {
+  @Test func readersKeepCollectionMembersAndTheWriterWritesThem() throws {
+    let text =
+      #"{"type":"FeatureCollection","name":"places","features":[{"type":"Feature","properties":{},"geometry":null}],"bbox":[0,0,1,1],"extra":[1]}"#
+    for threads in [1, 2] {
+      var options = ReadOptions()
+      options.threads = threads
+      options.batchBytes = 16
+      let reader = try FeatureReaders.open(
+        source: MemoryByteSource(Array(text.utf8)), name: "test", options: options)
+      var features: [Feature] = []
+      while let feature = try reader.next() { features.append(feature) }
+      #expect(reader.collectionMembers.keys == ["name", "extra"])
+      let sink = MemorySink()
+      let writer = GeoJSONWriter(sink: sink)
+      writer.collectionMembers = reader.collectionMembers
+      for feature in features { try writer.write(feature) }
+      try writer.finish()
+      #expect(
+        String(decoding: sink.bytes, as: UTF8.self)
+          == "{\"type\":\"FeatureCollection\",\"features\":[\n"
+          + "{\"type\":\"Feature\",\"properties\":{},\"geometry\":null}\n],\"name\":\"places\",\"extra\":[1]}\n"
+      )
+    }
+  }
+}

@@ -104,6 +104,7 @@ final class ReprojectingReader: FeatureReader {
 
   var bytesRead: Int { upstream.bytesRead }
   var skippedCount: Int { upstream.skippedCount }
+  var collectionMembers: JSONObject { upstream.collectionMembers }
 
   func next() throws -> Feature? {
     guard var feature = try upstream.next() else { return nil }

@@ -2,7 +2,7 @@ import GeoPipeCore
 import GeoPipeIO
 
 /// `write`: features → a file (atomically) or standard output.
-final class WriteStage: Stage {
+final class WriteStage: Stage, CollectionMembersReceiver {
   static let outputOptions: [OptionSpec] = [
     OptionSpec(
       "output-format", .choice(["auto"] + OutputFormat.allCases.map(\.rawValue)), default: "auto",
@@ -103,6 +103,10 @@ final class WriteStage: Stage {
 
   func process(_ feature: Feature, emit: Emit) throws {
     try writer.write(feature)
+  }
+
+  func receive(collectionMembers: JSONObject) {
+    (writer as? GeoJSONWriter)?.collectionMembers = collectionMembers
   }
 
   func finish(emit: Emit) throws {
