@@ -8,9 +8,9 @@ import GeoPipeCore
 /// without coordinate columns reads as features without geometry.
 public final class CSVReader: FeatureSource {
   /// The column names from the header, in order.
-  public private(set) var header: [String] = []
+  public internal(set) var header: [String] = []
   /// The detected or given delimiter.
-  public private(set) var delimiter: UInt8 = 0x2C
+  public internal(set) var delimiter: UInt8 = 0x2C
   /// The number of features returned so far.
   public private(set) var featureCount = 0
   /// The number of bad rows skipped (with `--on-error skip`).
@@ -18,15 +18,15 @@ public final class CSVReader: FeatureSource {
   /// Bytes consumed from the input so far.
   public var bytesRead: Int { buffer.bytesRead }
 
-  private let buffer: InputBuffer
-  private let options: ReadOptions
+  let buffer: InputBuffer
+  let options: ReadOptions
   private var cursor = 0
-  private var geometrySource = GeometrySource.none
-  private var propertyColumns: [Int] = []
-  private var fields: [Range<Int>] = []
+  var geometrySource = GeometrySource.none
+  var propertyColumns: [Int] = []
+  var fields: [Range<Int>] = []
   private var quoted: [Bool] = []
 
-  private enum GeometrySource {
+  enum GeometrySource {
     case none
     case latLon(lat: Int, lon: Int)
     case wkt(Int)
@@ -57,109 +57,10 @@ public final class CSVReader: FeatureSource {
     }
   }
 
-  // MARK: Header
-
-  private func readHeader() throws {
-    delimiter = options.csv.delimiter ?? detectDelimiter()
-    guard try readRecord() else { return }
-    let recordStart = fields.first?.lowerBound ?? 0
-    header = try fields.indices.map { try text(of: $0) }
-    var seen: [String: Int] = [:]
-    for (k, name) in header.enumerated() {
-      if seen[name] != nil {
-        throw GeoPipeError.data(
-          "duplicate column name \"\(name)\": column names must be distinct",
-          at: buffer.location(of: fields[k].lowerBound))
-      }
-      seen[name] = k
-    }
-    geometrySource = try chooseGeometryColumns(at: recordStart)
-    let used: Set<Int> =
-      switch geometrySource {
-      case .none: []
-      case .latLon(let lat, let lon): [lat, lon]
-      case .wkt(let column): [column]
-      }
-    propertyColumns = header.indices.filter { !used.contains($0) }
-  }
-
-  private func detectDelimiter() -> UInt8 {
-    let candidates: [UInt8] = [0x2C, 0x3B, 0x09, 0x7C]
-    var counts = [Int](repeating: 0, count: candidates.count)
-    var inQuotes = false
-    var k = 0
-    while k < buffer.end {
-      let c = buffer.bytes[k]
-      if c == 0x22 { inQuotes.toggle() }
-      if !inQuotes {
-        if c == 0x0A || c == 0x0D { break }
-        if let slot = candidates.firstIndex(of: c) { counts[slot] += 1 }
-      }
-      k += 1
-    }
-    var best = 0
-    for slot in counts.indices where counts[slot] > counts[best] { best = slot }
-    return candidates[best]
-  }
-
-  private func column(named name: String, option: String, at index: Int) throws -> Int {
-    if let exact = header.firstIndex(of: name) { return exact }
-    let lowered = name.lowercased()
-    if let loose = header.firstIndex(where: { $0.lowercased() == lowered }) { return loose }
-    throw GeoPipeError(
-      "\(option) names column \"\(name)\", which is not in the header "
-        + "(columns: \(header.map { "\"\($0)\"" }.joined(separator: ", ")))",
-      at: buffer.location(of: index), status: .usage)
-  }
-
-  private func find(_ names: [String], what: String, option: String, at index: Int) throws -> Int? {
-    let matches = header.indices.filter {
-      names.contains(header[$0].trimmingSpaces().lowercased())
-    }
-    guard matches.count <= 1 else {
-      let list = matches.map { "\"\(header[$0])\"" }.joined(separator: ", ")
-      throw GeoPipeError.data(
-        "ambiguous \(what) columns \(list): choose one with \(option)",
-        at: buffer.location(of: index))
-    }
-    return matches.first
-  }
-
-  private func chooseGeometryColumns(at index: Int) throws -> GeometrySource {
-    let csv = options.csv
-    if let name = csv.geometryColumn {
-      return .wkt(try column(named: name, option: "--geometry", at: index))
-    }
-    if csv.latitudeColumn != nil || csv.longitudeColumn != nil {
-      guard let latName = csv.latitudeColumn, let lonName = csv.longitudeColumn else {
-        throw GeoPipeError.usage("--lat and --lon go together: name both columns")
-      }
-      return .latLon(
-        lat: try column(named: latName, option: "--lat", at: index),
-        lon: try column(named: lonName, option: "--lon", at: index))
-    }
-    let lat = try find(["latitude", "lat", "y"], what: "latitude", option: "--lat", at: index)
-    let lon = try find(
-      ["longitude", "lon", "lng", "long", "x"], what: "longitude", option: "--lon", at: index)
-    let wkt = try find(
-      ["wkt", "geometry", "geom"], what: "geometry", option: "--geometry", at: index)
-    if let lat, let lon {
-      if let wkt {
-        throw GeoPipeError.data(
-          "both coordinate columns (\"\(header[lon])\", \"\(header[lat])\") and a geometry column "
-            + "(\"\(header[wkt])\") were found: choose with --lat/--lon or --geometry",
-          at: buffer.location(of: index))
-      }
-      return .latLon(lat: lat, lon: lon)
-    }
-    if let wkt { return .wkt(wkt) }
-    return .none
-  }
-
   // MARK: Records
 
   /// Reads one record into `fields`; false at the end of the input.
-  private func readRecord() throws -> Bool {
+  func readRecord() throws -> Bool {
     while true {
       let mark = cursor
       do {
@@ -246,7 +147,7 @@ public final class CSVReader: FeatureSource {
     return true
   }
 
-  private func text(of field: Int) throws -> String {
+  func text(of field: Int) throws -> String {
     let range = fields[field]
     let bytes = UnsafeBufferPointer(start: buffer.bytes + range.lowerBound, count: range.count)
     guard var value = String(validating: bytes, as: UTF8.self) else {
