@@ -21,7 +21,8 @@ struct GeoJSONParts {
   var seen: UInt16 = 0
   /// Set when the object's `features` array begins: the reader streams it from there.
   var startsFeatureCollection = false
-  var droppedCRS = false
+  /// Where a legacy `crs` member (dropped) was.
+  var crsIndex: Int?
 }
 
 /// Which object is being parsed decides which members mean something.
@@ -134,7 +135,7 @@ extension JSONScanner {
         let value = try parseValue(depth: depth)
         if context != .geometry {
           if key == "crs" && context == .top {
-            parts.droppedCRS = true
+            parts.crsIndex = keyIndex
           } else {
             try Self.checkDuplicate(key, in: parts.foreign, at: keyIndex)
             parts.foreign.appendUnchecked(key, value)

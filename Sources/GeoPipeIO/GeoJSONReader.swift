@@ -131,8 +131,8 @@ public final class GeoJSONReader: FeatureSource {
         throw s.unexpected("a GeoJSON object")
       }
       let parts = try s.parseGeoJSONObject(.top, checkRanges: options.checkRanges, depth: 0)
-      if parts.droppedCRS {
-        note(droppedCRSNote, at: parts.start)
+      if let crs = parts.crsIndex {
+        note(droppedCRSNote, at: crs)
       }
       if parts.startsFeatureCollection {
         if let type = parts.type, type != "FeatureCollection" {

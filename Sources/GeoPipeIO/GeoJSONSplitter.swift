@@ -167,7 +167,7 @@ final class GeoJSONSplitter {
       if isCollection {
         if runStart != nil { return .boundary }
         let parts = try s.parseGeoJSONObject(.top, checkRanges: options.checkRanges, depth: 0)
-        if parts.droppedCRS { note(at: parts.start) }
+        if let crs = parts.crsIndex { note(at: crs) }
         guard parts.startsFeatureCollection else {
           cursor = s.i
           return .boundary
