@@ -39,4 +39,27 @@ enum ByteScanning {
   static func word(_ base: UnsafePointer<UInt8>, _ offset: Int) -> UInt64 {
     UnsafeRawPointer(base).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
   }
+
+  /// One bit per byte of `word` (bit k for byte k) where the byte equals `byte`, with no false
+  /// positives (carries never cross bytes).
+  @inline(__always)
+  static func mask(_ word: UInt64, equalTo byte: UInt8) -> UInt64 {
+    let x = word ^ (ones &* UInt64(byte))
+    let t = ((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x
+    return (((~t & highs) >> 7) &* 0x0102_0408_1020_4080) >> 56
+  }
+
+  /// Each bit set from a set bit of `x` up to (not including) the next one: the bytes inside
+  /// strings, given the quote positions (a carry-less prefix sum).
+  @inline(__always)
+  static func prefixXor(_ x: UInt64) -> UInt64 {
+    var y = x
+    y ^= y << 1
+    y ^= y << 2
+    y ^= y << 4
+    y ^= y << 8
+    y ^= y << 16
+    y ^= y << 32
+    return y
+  }
 }

@@ -229,10 +229,45 @@ final class GeoJSONSplitter {
     let end = buffer.end
     var i = start
     var depth = 0
-    repeat {
-      // Eight bytes at a time past anything that is not a bracket or a quote.
-      while i + 8 <= end && ByteScanning.containsStructure(ByteScanning.word(base, i)) == 0 {
-        i += 8
+    var inString = false
+    // Bytes up to here go through the byte loop: the first byte, and blocks with backslashes.
+    var slowUntil = start + 1
+    while true {
+      if i >= slowUntil && i + 64 <= end {
+        // 64 bytes at once: masks of quotes and brackets, strings found by a prefix XOR of
+        // the quotes, then only the brackets outside strings are visited.
+        var quotes: UInt64 = 0
+        var opens: UInt64 = 0
+        var closes: UInt64 = 0
+        var slashes: UInt64 = 0
+        for w in 0..<8 {
+          let word = ByteScanning.word(base, i + 8 * w)
+          let folded = word | 0x2020_2020_2020_2020  // '[' → '{', ']' → '}'
+          let shift = UInt64(8 * w)
+          quotes |= ByteScanning.mask(word, equalTo: 0x22) << shift
+          slashes |= ByteScanning.mask(word, equalTo: 0x5C) << shift
+          opens |= ByteScanning.mask(folded, equalTo: 0x7B) << shift
+          closes |= ByteScanning.mask(folded, equalTo: 0x7D) << shift
+        }
+        if slashes == 0 {
+          var strings = ByteScanning.prefixXor(quotes)
+          if inString { strings = ~strings }
+          var brackets = (opens | closes) & ~strings
+          while brackets != 0 {
+            let k = brackets.trailingZeroBitCount
+            if opens & (1 << UInt64(k)) != 0 {
+              depth += 1
+            } else {
+              depth -= 1
+              if depth == 0 { return i + k + 1 }
+            }
+            brackets &= brackets - 1
+          }
+          if quotes.nonzeroBitCount & 1 == 1 { inString.toggle() }
+          i += 64
+          continue
+        }
+        slowUntil = i + 64
       }
       guard i < end else {
         if buffer.isAtEOF { return end }
@@ -240,31 +275,25 @@ final class GeoJSONSplitter {
       }
       let c = base[i]
       i += 1
+      if inString {
+        if c == 0x5C {
+          i += 1
+          slowUntil = max(slowUntil, i + 1)
+        } else if c == 0x22 {
+          inString = false
+        }
+        continue
+      }
       switch c {
       case 0x7B, 0x5B: depth += 1
-      case 0x7D, 0x5D: depth -= 1
-      case 0x22:
-        // Skip the string, eight bytes at a time while there is no quote or backslash.
-        while true {
-          while i + 8 <= end {
-            let word = ByteScanning.word(base, i)
-            if ByteScanning.contains(word, 0x22) | ByteScanning.contains(word, 0x5C) != 0 { break }
-            i += 8
-          }
-          guard i < end else {
-            if buffer.isAtEOF { return end }
-            throw NeedMoreInput()
-          }
-          let d = base[i]
-          i += 1
-          if d == 0x22 { break }
-          if d == 0x5C { i += 1 }
-        }
+      case 0x7D, 0x5D:
+        depth -= 1
+        if depth <= 0 { return i }
+      case 0x22: inString = true
       default:
         if depth == 0 { return i }  // a bare scalar; the parser will say what is wrong
       }
-    } while depth > 0
-    return i
+    }
   }
 
   /// The index just past the end of the line (or RS record) that `index` is on; asks for more
