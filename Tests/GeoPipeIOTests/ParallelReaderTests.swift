@@ -1,0 +1,78 @@
+import GeoPipeCore
+import Testing
+
+@testable import GeoPipeIO
+
+/// The parallel reader must give exactly what the one-thread reader gives: the same features,
+/// or the same error at the same place, whatever the text looks like around batch cuts and
+/// the splitter's 64-byte blocks.
+@Suite struct ParallelReaderTests {
+  private struct Generator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+      state &+= 0x9E37_79B9_7F4A_7C15
+      var z = state
+      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+      return z ^ (z >> 31)
+    }
+  }
+
+  private func randomString(_ g: inout Generator) -> String {
+    let pieces = [
+      "a", "bc", "{", "}", "[", "]", "\\\"", "\\\\", "\\n", "é", "\\u00e9", ",", ":", " ",
+    ]
+    let count = Int.random(in: 0...90, using: &g)
+    return (0..<count).map { _ in pieces.randomElement(using: &g) ?? "" }.joined()
+  }
+
+  private func randomCollection(_ g: inout Generator) -> String {
+    var features: [String] = []
+    for k in 0..<Int.random(in: 1...12, using: &g) {
+      let name = randomString(&g)
+      let nested =
+        Bool.random(using: &g) ? ",\"n\":{\"a\":[1,[2,{\"b\":\"\(randomString(&g))\"}]]}" : ""
+      let geometry =
+        k % 3 == 0
+        ? "null"
+        : "{\"type\":\"LineString\",\"coordinates\":[[1.5,2],[3,4.25]]}"
+      let separator = Bool.random(using: &g) ? "\n" : ""
+      features.append(
+        "\(separator){\"type\":\"Feature\",\"id\":\(k),\"properties\":{\"name\":\"\(name)\"\(nested)},"
+          + "\"geometry\":\(geometry)}")
+    }
+    return "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",") + "]}"
+  }
+
+  private func outcome(_ text: String, parallel: Bool, batch: Int) -> String {
+    do {
+      let features = parallel ? try readAllParallel(text, batchBytes: batch) : try readAll(text)
+      return "\(features)"
+    } catch {
+      return "\(error)"
+    }
+  }
+
+  @Test func matchesTheOneThreadReaderOnRandomCollections() {
+    var g = Generator(state: 42)
+    for round in 0..<300 {
+      var text = randomCollection(&g)
+      if round % 3 == 1 {
+        // Cut it short, or damage one byte, to compare errors too.
+        let utf8 = Array(text.utf8)
+        let cut = Int.random(in: 1..<utf8.count, using: &g)
+        text = String(decoding: utf8[..<cut], as: UTF8.self)
+      } else if round % 3 == 2 {
+        var utf8 = Array(text.utf8)
+        utf8[Int.random(in: 0..<utf8.count, using: &g)] =
+          [0x22, 0x7D, 0x5D, 0x2C, 0x5C, 0x7B]
+          .randomElement(using: &g) ?? 0x22
+        text = String(decoding: utf8, as: UTF8.self)
+      }
+      let expected = outcome(text, parallel: false, batch: 0)
+      for batch in [1, 100, 1 << 20] {
+        #expect(outcome(text, parallel: true, batch: batch) == expected, "\(text)")
+      }
+    }
+  }
+}
