@@ -7,7 +7,8 @@ import Synchronization
 /// the same errors, locations and warnings as the single-threaded `GeoJSONReader`.
 public final class ParallelGeoJSONReader: FeatureReader {
   private struct Result: Sendable {
-    var features: [Feature] = []
+    // Optional, so that the consumer can move each feature out with take() instead of copying.
+    var features: [Feature?] = []
     var skipped = 0
     var diagnostics: [ReadDiagnostic] = []
     var failure: GeoPipeError?
@@ -25,8 +26,9 @@ public final class ParallelGeoJSONReader: FeatureReader {
 
   /// The FeatureCollection's foreign members, complete once every feature has been read.
   public var collectionMembers: JSONObject { box.collectionMembers }
-  // The current batch, reversed, so features move out with popLast() instead of being copied.
-  private var current: [Feature] = []
+  // The current batch and the next feature in it.
+  private var current: [Feature?] = []
+  private var position = 0
   private var pendingFailure: GeoPipeError?
   private var finished = false
 
@@ -83,7 +85,7 @@ public final class ParallelGeoJSONReader: FeatureReader {
 
   /// The next feature, or nil at the end of the input.
   public func next() throws -> Feature? {
-    while current.isEmpty {
+    while position == current.count {
       if let failure = pendingFailure {
         pendingFailure = nil
         finished = true
@@ -98,10 +100,12 @@ public final class ParallelGeoJSONReader: FeatureReader {
       skippedCount += result.skipped
       // Take the array without copying it (a copy would retain every feature's storage).
       swap(&current, &result.features)
-      current.reverse()
+      position = 0
       pendingFailure = result.failure
     }
-    return current.popLast()
+    let feature = current[position].take()
+    position += 1
+    return feature
   }
 
   deinit {
