@@ -41,27 +41,11 @@ public final class GzipByteSource: ByteSource {
     stream.next_out = out.assumingMemoryBound(to: UInt8.self)
     stream.avail_out = UInt32(min(buffer.count, Int(UInt32.max)))
     while stream.avail_out > 0 {
-      if stream.avail_in == 0 && !upstreamEnded {
-        let n = try upstream.read(into: input)
-        if n == 0 {
-          upstreamEnded = true
-        } else {
-          stream.next_in = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
-          stream.avail_in = UInt32(n)
-        }
-      }
+      try refillInput()
       let status = inflate(&stream, Z_NO_FLUSH)
       if status == Z_STREAM_END {
         // Another gzip member may follow; anything else after the end is ignored, as gzip does.
-        if stream.avail_in == 0 && !upstreamEnded {
-          let n = try upstream.read(into: input)
-          if n == 0 {
-            upstreamEnded = true
-          } else {
-            stream.next_in = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            stream.avail_in = UInt32(n)
-          }
-        }
+        try refillInput()
         if stream.avail_in > 0, stream.next_in.pointee == 0x1F {
           inflateReset(&stream)
           continue
@@ -83,6 +67,18 @@ public final class GzipByteSource: ByteSource {
       }
     }
     return buffer.count - Int(stream.avail_out)
+  }
+
+  /// Reads more compressed bytes when zlib has used up the last ones.
+  private func refillInput() throws {
+    guard stream.avail_in == 0 && !upstreamEnded else { return }
+    let n = try upstream.read(into: input)
+    if n == 0 {
+      upstreamEnded = true
+    } else {
+      stream.next_in = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
+      stream.avail_in = UInt32(n)
+    }
   }
 
   /// Hands over the bytes inflated before `error` and keeps the error for the next read, so
