@@ -23,9 +23,9 @@ demo: build
 	Scripts/demo.sh $(BIN)
 
 test: deps
+	$(SWIFT) format lint --strict -r Sources Tests
 	$(SWIFT) build
 	$(SWIFT) test
-	$(SWIFT) format lint --strict -r Sources Tests
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
