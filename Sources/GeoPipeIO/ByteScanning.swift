@@ -27,13 +27,6 @@ enum ByteScanning {
     contains(word, 0x22) | contains(word, 0x5C) | containsControl(word)
   }
 
-  /// Nonzero when some byte is a bracket (`[ ] { }`) or a quote.
-  @inline(__always)
-  static func containsStructure(_ word: UInt64) -> UInt64 {
-    let folded = word | ones &* 0x20  // '[' → '{', ']' → '}'
-    return contains(folded, 0x7B) | contains(folded, 0x7D) | contains(word, 0x22)
-  }
-
   /// Loads eight bytes from `base + offset`.
   @inline(__always)
   static func word(_ base: UnsafePointer<UInt8>, _ offset: Int) -> UInt64 {

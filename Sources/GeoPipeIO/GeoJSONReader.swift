@@ -80,7 +80,7 @@ public final class GeoJSONReader: FeatureSource {
         }
         cursor = mark - shift
       } catch let error as ScanError {
-        try recover(from: error, recordStart: mark)
+        try recover(from: error)
       }
     }
   }
@@ -110,14 +110,9 @@ public final class GeoJSONReader: FeatureSource {
       }
       throw NeedMoreInput()
     case .between:
-      s.skipSeparators()
-      guard s.i < s.end else {
-        cursor = s.i
-        if buffer.isAtEOF {
-          state = .done
-          return .end
-        }
-        throw NeedMoreInput()
+      if try s.skipToNextValue() {
+        state = .done
+        return .end
       }
       cursor = s.i
       let c = s.base[s.i]
@@ -234,7 +229,7 @@ public final class GeoJSONReader: FeatureSource {
     throw ErrorRecord.upstreamError(status: status, at: buffer.location(of: start))
   }
 
-  private func recover(from error: ScanError, recordStart: Int) throws {
+  private func recover(from error: ScanError) throws {
     let located = GeoPipeError.data(describe(error), at: buffer.location(of: error.index))
     guard options.onError == .skip else { throw located }
     let sequence: Bool
@@ -268,7 +263,6 @@ public final class GeoJSONReader: FeatureSource {
       ReadDiagnostic(
         severity: "warning", message: "skipped: \(located.message)", location: located.location))
     skippedCount += 1
-    _ = recordStart
   }
 
   private func describe(_ error: ScanError) -> String {

@@ -142,14 +142,9 @@ final class GeoJSONSplitter {
       return .end
     case .between:
       stepInCollection = false
-      s.skipSeparators()
-      guard s.i < s.end else {
-        cursor = s.i
-        if buffer.isAtEOF {
-          state = .done
-          return .end
-        }
-        throw NeedMoreInput()
+      if try s.skipToNextValue() {
+        state = .done
+        return .end
       }
       let start = s.i
       if s.base[s.i] != 0x7B {

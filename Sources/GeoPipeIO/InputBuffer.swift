@@ -25,7 +25,6 @@ public final class InputBuffer {
   // Line accounting for bytes that have left the window.
   private var linesBefore = 0
   private var columnBefore = 0
-  private var discardedBytes = 0
 
   // The last location computed, so that locations asked for in increasing order cost only
   // the bytes between them.
@@ -86,7 +85,6 @@ public final class InputBuffer {
   public func skipPrefix(_ count: Int) {
     (bytes).update(from: bytes + count, count: end - count)
     end -= count
-    discardedBytes += count
     cachedIndex = 0
   }
 
@@ -102,9 +100,6 @@ public final class InputBuffer {
     cachedIndex = index
     return SourceLocation(file: name, line: cachedLine + 1, column: cachedColumn + 1)
   }
-
-  /// The absolute byte offset in the (decompressed) input of the window index.
-  public func offset(of index: Int) -> Int { discardedBytes + index }
 
   /// Reads until the window holds at least twice what it kept (so a record cut at the edge
   /// is parsed again only a logarithmic number of times), or is full, or the input ends.
@@ -133,7 +128,6 @@ public final class InputBuffer {
   /// Counts the lines and trailing characters of `bytes[0..<count]` before they are dropped.
   private func account(discarding count: Int) {
     guard count > 0 else { return }
-    discardedBytes += count
     Self.count(bytes, from: 0, to: count, line: &linesBefore, column: &columnBefore)
   }
 

@@ -19,7 +19,7 @@ public final class ParallelGeoJSONReader: FeatureReader {
   /// Bytes consumed from the input so far.
   public var bytesRead: Int { progress.value.load(ordering: .relaxed) }
 
-  private let pool: OrderedTaskPool<SplitterPiece, Result>
+  private let pool: OrderedTaskPool<GeoJSONSplitter.Piece, Result>
   private let options: ReadOptions
   private let progress = ByteCounter()
   private let box: SplitterBox
@@ -40,7 +40,7 @@ public final class ParallelGeoJSONReader: FeatureReader {
     self.box = box
     let name = buffer.name
     let batchOptions = options
-    let pool = OrderedTaskPool<SplitterPiece, Result>(workers: workers) { piece in
+    let pool = OrderedTaskPool<GeoJSONSplitter.Piece, Result>(workers: workers) { piece in
       ParallelGeoJSONReader.parse(piece, name: name, options: batchOptions)
     }
     self.pool = pool
@@ -55,9 +55,11 @@ public final class ParallelGeoJSONReader: FeatureReader {
     }
   }
 
-  private static func parse(_ piece: SplitterPiece, name: String, options: ReadOptions) -> Result {
+  private static func parse(_ piece: GeoJSONSplitter.Piece, name: String, options: ReadOptions)
+    -> Result
+  {
     var result = Result()
-    switch piece.piece {
+    switch piece {
     case .failure(let error):
       result.failure = error
     case .batch(let batch):
@@ -113,11 +115,6 @@ public final class ParallelGeoJSONReader: FeatureReader {
   }
 }
 
-/// A piece from the splitter with the input position reached when it was cut.
-struct SplitterPiece: Sendable {
-  var piece: GeoJSONSplitter.Piece
-}
-
 /// Owns the splitter on the producer thread.
 private final class SplitterBox: @unchecked Sendable {
   private let splitter: GeoJSONSplitter
@@ -133,7 +130,7 @@ private final class SplitterBox: @unchecked Sendable {
     self.progress = progress
   }
 
-  func next() -> SplitterPiece? {
+  func next() -> GeoJSONSplitter.Piece? {
     guard !done else { return nil }
     defer {
       progress.value.store(splitter.bytesRead, ordering: .relaxed)
@@ -146,13 +143,13 @@ private final class SplitterBox: @unchecked Sendable {
         return nil
       }
       if case .failure = piece { done = true }
-      return SplitterPiece(piece: piece)
+      return piece
     } catch let error as GeoPipeError {
       done = true
-      return SplitterPiece(piece: .failure(error))
+      return .failure(error)
     } catch {
       done = true
-      return SplitterPiece(piece: .failure(GeoPipeError("\(error)", status: .ioError)))
+      return .failure(GeoPipeError("\(error)", status: .ioError))
     }
   }
 }

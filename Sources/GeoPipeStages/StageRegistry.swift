@@ -27,7 +27,7 @@ public enum StageRegistry {
 
   /// Opens an input as `read` would, from parsed option values.
   public static func openInput(_ path: String, values: OptionValues, context: StageContext) throws
-    -> any FeatureReaderProtocol
+    -> any FeatureReader
   {
     try ReadStage.open(path, values: values, context: context)
   }
@@ -39,6 +39,3 @@ public enum StageRegistry {
     try WriteStage(path: path, values: values, threads: threads)
   }
 }
-
-/// The reader type the registry hands out.
-public typealias FeatureReaderProtocol = FeatureReader

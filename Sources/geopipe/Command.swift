@@ -107,12 +107,14 @@ struct Command {
       return failure.status.rawValue
     }
     let quiet = values.flag("quiet")
-    // Sources and transforms stream features to standard output; so do `write -` and
-    // `convert IN -`.
+    // Sources and transforms stream features to standard output; so does a sink whose output
+    // path is `-` (`write -`, `convert IN -`).
     let streamsFeatures =
-      definition.map { $0.role != .sink } ?? false
-      || (name == "write" && values.string("path") == "-")
-      || (name == "convert" && values.string("output") == "-")
+      if let definition {
+        definition.role != .sink || (!definition.pathIsInput && values.string("path") == "-")
+      } else {
+        values.string("output") == "-"
+      }
     let printer = DiagnosticPrinter(quiet: quiet)
     let context = StageContext(
       diagnostics: { printer.report($0) },
@@ -133,19 +135,16 @@ struct Command {
         counters: counters, label: name, total: inputPath.flatMap(ProgressLine.size(of:)))
       : nil
     var stdoutWriter: GeoJSONSeqWriter?
-    var reader: (any FeatureReader)?
     do {
       var stages: [any Stage] = []
+      let reader: any FeatureReader
       if let definition {
-        switch definition.role {
-        case .source:
-          guard case .source(let source) = try definition.make(values, context) else { return 70 }
-          reader = source
-        case .transform, .sink:
+        if definition.role == .source {
+          reader = try Self.reader(from: definition.make(values, context), name: name)
+        } else {
           let path = definition.pathIsInput ? (values.string("path") ?? "-") : "-"
           reader = try StageRegistry.openInput(path, values: values, context: context)
-          guard case .stage(let stage) = try definition.make(values, context) else { return 70 }
-          stages.append(stage)
+          stages.append(try Self.stage(from: definition.make(values, context), name: name))
         }
         if definition.role != .sink {
           var options = WriteOptions()
@@ -161,7 +160,6 @@ struct Command {
           try StageRegistry.makeWriter(
             path: values.string("output") ?? "-", values: values, threads: Command.threads))
       }
-      guard let reader else { return 70 }
       progress?.start()
       let writer = stdoutWriter
       try Runner.run(
@@ -191,6 +189,24 @@ struct Command {
       endOutput(stdoutWriter, with: wrapped, streamsFeatures: streamsFeatures)
       return wrapped.status.rawValue
     }
+  }
+
+  /// The reader a source stage built.
+  private static func reader(from instance: StageInstance, name: String) throws -> any FeatureReader
+  {
+    guard case .source(let reader) = instance else { throw misbuilt(name) }
+    return reader
+  }
+
+  /// The stage a transform or sink built.
+  private static func stage(from instance: StageInstance, name: String) throws -> any Stage {
+    guard case .stage(let stage) = instance else { throw misbuilt(name) }
+    return stage
+  }
+
+  private static func misbuilt(_ name: String) -> GeoPipeError {
+    GeoPipeError(
+      "internal error: stage '\(name)' built something its role does not allow", status: .ioError)
   }
 
   /// Ends a stream on standard output with an error record, so that a geopipe stage reading it
