@@ -19,18 +19,19 @@ enum Terminal {
 
   /// Writes a line to standard error.
   static func printError(_ text: String) {
-    let line = text.hasSuffix("\n") ? text : text + "\n"
-    _ = line.utf8CString.withUnsafeBufferPointer { buffer in
-      write(2, buffer.baseAddress, buffer.count - 1)
-    }
+    printErrorRaw(text.hasSuffix("\n") ? text : text + "\n")
   }
 }
 
-/// Prints "features, bytes, rate" on one line of standard error while a command runs.
+/// Prints "features, bytes, rate" on standard error while a command runs: one line rewritten
+/// in place on a terminal, or a line every few seconds and a last one at the end otherwise
+/// (`--progress` into a log).
 final class ProgressLine: Sendable {
   private let counters: RunCounters
   private let label: String
   private let total: Int?
+  private let inPlace: Bool
+  private let started = Date()
   private let stopped = Atomic<Bool>(false)
   private let done = Mutex<Bool>(false)
 
@@ -39,25 +40,17 @@ final class ProgressLine: Sendable {
     self.counters = counters
     self.label = label
     self.total = total
+    inPlace = Terminal.stderrIsTerminal
   }
 
   func start() {
-    let start = Date()
+    let interval = inPlace ? 0.25 : 5
     Thread.detachNewThread { [self] in
       while !stopped.load(ordering: .relaxed) {
-        Thread.sleep(forTimeInterval: 0.25)
+        Thread.sleep(forTimeInterval: interval)
         if stopped.load(ordering: .relaxed) { break }
-        let features = counters.features.load(ordering: .relaxed)
-        let bytes = Double(counters.bytes.load(ordering: .relaxed))
-        let seconds = max(Date().timeIntervalSince(start), 0.001)
-        var text = String(
-          format: "\r\u{1B}[K%@: %@ features, %.1f MB, %.1f MB/s", label,
-          ProgressLine.grouped(features), bytes / 1e6, bytes / 1e6 / seconds)
-        if let total, total > 0 {
-          text += String(format: " (%.0f%%)", min(100, bytes * 100 / Double(total)))
-        }
         done.withLock { finished in
-          if !finished { Terminal.printErrorRaw(text) }
+          if !finished { Terminal.printErrorRaw(inPlace ? "\r\u{1B}[K" + line() : line() + "\n") }
         }
       }
     }
@@ -66,9 +59,22 @@ final class ProgressLine: Sendable {
   func stop() {
     stopped.store(true, ordering: .relaxed)
     done.withLock { finished in
-      if !finished { Terminal.printErrorRaw("\r\u{1B}[K") }
+      if !finished { Terminal.printErrorRaw(inPlace ? "\r\u{1B}[K" : line() + "\n") }
       finished = true
     }
+  }
+
+  private func line() -> String {
+    let features = counters.features.load(ordering: .relaxed)
+    let bytes = Double(counters.bytes.load(ordering: .relaxed))
+    let seconds = max(Date().timeIntervalSince(started), 0.001)
+    var text = String(
+      format: "%@: %@ features, %.1f MB, %.1f MB/s", label, ProgressLine.grouped(features),
+      bytes / 1e6, bytes / 1e6 / seconds)
+    if let total, total > 0 {
+      text += String(format: " (%.0f%%)", min(100, bytes * 100 / Double(total)))
+    }
+    return text
   }
 
   /// The size of a plain (not compressed) input file, for the percentage.
@@ -91,6 +97,7 @@ final class ProgressLine: Sendable {
 }
 
 extension Terminal {
+  /// Writes text to standard error as it is (the progress line rewrites itself with `\r`).
   static func printErrorRaw(_ text: String) {
     _ = text.utf8CString.withUnsafeBufferPointer { buffer in
       write(2, buffer.baseAddress, buffer.count - 1)
