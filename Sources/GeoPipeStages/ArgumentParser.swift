@@ -4,8 +4,9 @@ import GeoPipeCore
 ///
 /// `--name value` and `--name=value` both work; an option that takes a value takes the next
 /// word even when it starts with `-` (`--bbox -10,35,30,60`). Flags take no value
-/// (`--name=false` is accepted). Words that are not options fill the positional options in
-/// order; `--` ends the options. Unknown options get a "did you mean" suggestion.
+/// (`--name=false` is accepted); a `.pairs` option may be given more than once. Words that
+/// are not options fill the positional options in order; `--` ends the options. Unknown
+/// options get a "did you mean" suggestion.
 public struct ArgumentParser {
   /// The options understood, positional ones in order.
   public let options: [OptionSpec]
@@ -59,7 +60,7 @@ public struct ArgumentParser {
       else {
         throw GeoPipeError.usage("unknown option '--\(name)'\(suggestion(for: name))")
       }
-      guard !given.contains(name) else {
+      guard !given.contains(name) || spec.kind == .pairs else {
         throw GeoPipeError.usage("--\(name) is given more than once")
       }
       given.insert(name)
@@ -67,14 +68,21 @@ public struct ArgumentParser {
         values.set(name, try inline.map(spec.parse) ?? .flag(true))
         continue
       }
+      let text: String
       if let inline {
-        values.set(name, try spec.parse(inline))
+        text = inline
       } else {
         guard k < words.count else {
           throw GeoPipeError.usage("--\(name) needs a value \(spec.kind.placeholder)")
         }
-        values.set(name, try spec.parse(words[k]))
+        text = words[k]
         k += 1
+      }
+      let value = try spec.parse(text)
+      if case .pairs(let more) = value {
+        values.set(name, .pairs(values.pairs(name) + more))
+      } else {
+        values.set(name, value)
       }
     }
     for spec in options where !values.has(spec.name) {

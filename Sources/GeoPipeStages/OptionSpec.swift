@@ -20,6 +20,9 @@ public enum OptionKind: Sendable, Equatable {
   case list
   /// A path to a file (`-` for standard input or output).
   case path
+  /// Named values `KEY=VALUE`: a repeatable option on the command line
+  /// (`--set a=1 --set b=2`), a mapping in a pipeline file (`set: {a: 1, b: 2}`).
+  case pairs
 
   /// The placeholder shown in help.
   public var placeholder: String {
@@ -33,6 +36,7 @@ public enum OptionKind: Sendable, Equatable {
     case .point: "<lon,lat>"
     case .list: "<a,b,...>"
     case .path: "<path>"
+    case .pairs: "<key=value>"
     }
   }
 }
@@ -52,11 +56,15 @@ public struct OptionSpec: Sendable {
   public var isRequired: Bool
   /// Whether it is given without `--name` on the command line (a stage's main file, `path`).
   public var isPositional: Bool
+  /// Whether the value may hold `{property}` templates, which the stage fills in per feature.
+  ///
+  /// Elsewhere a pipeline file's check rejects them: the value must be a constant.
+  public var acceptsTemplates: Bool
 
   /// Creates an option.
   public init(
     _ name: String, _ kind: OptionKind, default defaultValue: String? = nil, required: Bool = false,
-    positional: Bool = false, help: String
+    positional: Bool = false, templates: Bool = false, help: String
   ) {
     self.name = name
     self.kind = kind
@@ -64,6 +72,7 @@ public struct OptionSpec: Sendable {
     self.help = help
     isRequired = required
     isPositional = positional
+    acceptsTemplates = templates
   }
 }
 
@@ -76,6 +85,21 @@ public enum OptionValue: Sendable, Equatable {
   case bbox(BBox)
   case point(Double, Double)
   case list([String])
+  case pairs([KeyValue])
+}
+
+/// One `KEY=VALUE` of a `.pairs` option.
+public struct KeyValue: Sendable, Equatable {
+  /// The name before `=`.
+  public var key: String
+  /// The text after `=`.
+  public var value: String
+
+  /// Creates a pair.
+  public init(key: String, value: String) {
+    self.key = key
+    self.value = value
+  }
 }
 
 /// The values of a stage's options after parsing, with defaults filled in.
@@ -129,6 +153,11 @@ public struct OptionValues: Sendable {
   public func list(_ name: String) -> [String]? {
     if case .list(let items)? = values[name] { items } else { nil }
   }
+
+  /// A pairs value, in the order given.
+  public func pairs(_ name: String) -> [KeyValue] {
+    if case .pairs(let items)? = values[name] { items } else { [] }
+  }
 }
 
 extension OptionSpec {
@@ -159,6 +188,13 @@ extension OptionSpec {
       return .string(text)
     case .list:
       return .list(text.split(separator: ",", omittingEmptySubsequences: true).map(String.init))
+    case .pairs:
+      guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+        throw bad("expected KEY=VALUE")
+      }
+      return .pairs([
+        KeyValue(key: String(text[..<equals]), value: String(text[text.index(after: equals)...]))
+      ])
     case .point:
       let parts = text.split(separator: ",", omittingEmptySubsequences: false)
       guard parts.count == 2, let lon = Double(parts[0]), let lat = Double(parts[1]) else {

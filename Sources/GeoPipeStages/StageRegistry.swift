@@ -8,6 +8,10 @@ public enum StageRegistry {
     ReadStage.definition,
     WriteStage.definition,
     FilterStage.definition,
+    SelectStage.definition,
+    StyleStage.definition,
+    SortStage.definition,
+    HeadStage.definition,
     InfoStage.definition,
   ]
 
