@@ -60,11 +60,17 @@ public struct OptionSpec: Sendable {
   ///
   /// Elsewhere a pipeline file's check rejects them: the value must be a constant.
   public var acceptsTemplates: Bool
+  /// Checks a value beyond its kind (a colour, an expression's syntax) before anything runs.
+  ///
+  /// Returns what is wrong and where in the text, or nil when the value is fine. For `.pairs`
+  /// it is given each VALUE.
+  public var validate: (@Sendable (String) -> ValueProblem?)?
 
   /// Creates an option.
   public init(
     _ name: String, _ kind: OptionKind, default defaultValue: String? = nil, required: Bool = false,
-    positional: Bool = false, templates: Bool = false, help: String
+    positional: Bool = false, templates: Bool = false,
+    validate: (@Sendable (String) -> ValueProblem?)? = nil, help: String
   ) {
     self.name = name
     self.kind = kind
@@ -73,6 +79,21 @@ public struct OptionSpec: Sendable {
     isRequired = required
     isPositional = positional
     acceptsTemplates = templates
+    self.validate = validate
+  }
+}
+
+/// What an option's `validate` found wrong with a value.
+public struct ValueProblem: Error, Sendable, Equatable {
+  /// What is wrong, as a sentence fragment (`'#ggg' is not a colour; use #rgb or #rrggbb`).
+  public var message: String
+  /// The character offset (0-based) in the value text where the problem starts.
+  public var offset: Int
+
+  /// Creates a problem.
+  public init(_ message: String, offset: Int = 0) {
+    self.message = message
+    self.offset = offset
   }
 }
 
@@ -166,6 +187,7 @@ extension OptionSpec {
     func bad(_ why: String) -> GeoPipeError {
       .usage("invalid value '\(text)' for --\(name): \(why)")
     }
+    if kind != .pairs, let validate, let problem = validate(text) { throw bad(problem.message) }
     switch kind {
     case .flag:
       switch text.lowercased() {
@@ -192,9 +214,9 @@ extension OptionSpec {
       guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
         throw bad("expected KEY=VALUE")
       }
-      return .pairs([
-        KeyValue(key: String(text[..<equals]), value: String(text[text.index(after: equals)...]))
-      ])
+      let value = String(text[text.index(after: equals)...])
+      if let validate, let problem = validate(value) { throw bad(problem.message) }
+      return .pairs([KeyValue(key: String(text[..<equals]), value: value)])
     case .point:
       let parts = text.split(separator: ",", omittingEmptySubsequences: false)
       guard parts.count == 2, let lon = Double(parts[0]), let lat = Double(parts[1]) else {
