@@ -19,7 +19,6 @@ release: deps
 	$(SWIFT) build -c release
 
 demo: build
-	@mkdir -p out
 	Scripts/demo.sh $(BIN)
 
 test: deps

@@ -15,28 +15,36 @@ var targets: [Target] = [
   .systemLibrary(
     name: "CPROJ", path: "Sources/CPROJ", pkgConfig: "proj",
     providers: [.apt(["libproj-dev"])]),
+  .systemLibrary(
+    name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
+    providers: [.apt(["libyaml-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(
     name: "GeoPipeStages", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry"],
     swiftSettings: fast),
+  .target(
+    name: "GeoPipePipeline", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "CYAML"],
+    swiftSettings: strict),
   // jemalloc replaces the C allocator: features are built on one thread and freed on another,
   // a pattern glibc's malloc handles slowly.
   .executableTarget(
-    name: "geopipe", dependencies: ["GeoPipeStages"], swiftSettings: strict,
+    name: "geopipe", dependencies: ["GeoPipeStages", "GeoPipePipeline"], swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
   .testTarget(name: "GeoPipeCoreTests", dependencies: ["GeoPipeCore"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeStagesTests", dependencies: ["GeoPipeStages"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
 var products: [Product] = [
   .executable(name: "geopipe", targets: ["geopipe"]),
-  .library(name: "GeoPipe", targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages"]),
+  .library(name: "GeoPipe", targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline"]),
 ]
 
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The demo: the places of Fixtures/places/places.csv with more than a million people, as
-# GeoJSON, and a summary of them.
+# The demo: runs Pipelines/demo.yaml on the GeoNames places shipped in Fixtures/places, then
+# summarises the styled layer it wrote.
 set -euo pipefail
 bin=${1:-.build/debug/geopipe}
-mkdir -p out
-"$bin" read Fixtures/places/places.csv \
-  | "$bin" filter --where "population > 1000000" \
-  | "$bin" write out/big-places.geojson
-"$bin" info out/big-places.geojson
-echo "wrote out/big-places.geojson"
+mkdir -p out/demo
+"$bin" run Pipelines/demo.yaml
+echo
+"$bin" info out/demo/largest-cities.geojson
+echo
+echo "outputs: out/demo/largest-cities.geojson (styled map layer), out/demo/places.geojsonl"

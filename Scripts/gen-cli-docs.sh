@@ -11,7 +11,9 @@ echo
 echo '```'
 "$bin" --help
 echo '```'
-for command in read write convert filter info; do
+# The commands, in the order the overview lists them.
+commands=$("$bin" --help | sed -n '/^COMMANDS:/,/^$/p' | awk 'NF && $1 != "COMMANDS:" {print $1}')
+for command in $commands; do
   echo
   echo "## $command"
   echo

@@ -27,6 +27,13 @@ public struct ReadDiagnostic: Sendable, CustomStringConvertible {
   /// Where, if known.
   public var location: SourceLocation?
 
+  /// Creates a diagnostic.
+  public init(severity: String, message: String, location: SourceLocation? = nil) {
+    self.severity = severity
+    self.message = message
+    self.location = location
+  }
+
   /// `file:line:column: warning: message`.
   public var description: String {
     if let location { "\(location): \(severity): \(message)" } else { "\(severity): \(message)" }

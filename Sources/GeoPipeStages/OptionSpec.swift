@@ -184,10 +184,18 @@ public struct OptionValues: Sendable {
 extension OptionSpec {
   /// Parses and validates a value given as text; errors say which option and why.
   public func parse(_ text: String) throws -> OptionValue {
-    func bad(_ why: String) -> GeoPipeError {
-      .usage("invalid value '\(text)' for --\(name): \(why)")
+    do {
+      return try value(from: text)
+    } catch {
+      throw GeoPipeError.usage("invalid value '\(text)' for --\(name): \(error.message)")
     }
-    if kind != .pairs, let validate, let problem = validate(text) { throw bad(problem.message) }
+  }
+
+  /// Parses and validates a value given as text; the error says what is wrong and where in
+  /// the text.
+  public func value(from text: String) throws(ValueProblem) -> OptionValue {
+    func bad(_ why: String) -> ValueProblem { ValueProblem(why) }
+    if kind != .pairs, let validate, let problem = validate(text) { throw problem }
     switch kind {
     case .flag:
       switch text.lowercased() {
@@ -215,7 +223,10 @@ extension OptionSpec {
         throw bad("expected KEY=VALUE")
       }
       let value = String(text[text.index(after: equals)...])
-      if let validate, let problem = validate(value) { throw bad(problem.message) }
+      if let validate, var problem = validate(value) {
+        problem.offset += text.distance(from: text.startIndex, to: equals) + 1
+        throw problem
+      }
       return .pairs([KeyValue(key: String(text[..<equals]), value: value)])
     case .point:
       let parts = text.split(separator: ",", omittingEmptySubsequences: false)

@@ -103,7 +103,8 @@ struct Command {
       let failure = error as? GeoPipeError ?? GeoPipeError.usage("\(error)")
       Terminal.printError(failure.description)
       Terminal.printError("usage: see 'geopipe \(name) --help'")
-      endOutput(nil, with: failure, streamsFeatures: definition.map { $0.role != .sink } ?? false)
+      Self.endOutput(
+        nil, with: failure, streamsFeatures: definition.map { $0.role != .sink } ?? false)
       return failure.status.rawValue
     }
     let quiet = values.flag("quiet")
@@ -180,13 +181,13 @@ struct Command {
       progress?.stop()
       Terminal.printError(error.description)
       if error.status == .usage { Terminal.printError("usage: see 'geopipe \(name) --help'") }
-      endOutput(stdoutWriter, with: error, streamsFeatures: streamsFeatures)
+      Self.endOutput(stdoutWriter, with: error, streamsFeatures: streamsFeatures)
       return error.status.rawValue
     } catch {
       progress?.stop()
       let wrapped = GeoPipeError("\(error)", status: .ioError)
       Terminal.printError(wrapped.description)
-      endOutput(stdoutWriter, with: wrapped, streamsFeatures: streamsFeatures)
+      Self.endOutput(stdoutWriter, with: wrapped, streamsFeatures: streamsFeatures)
       return wrapped.status.rawValue
     }
   }
@@ -214,7 +215,7 @@ struct Command {
   ///
   /// Commands that do not stream features write one only when standard output is a pipe, where
   /// another stage may read.
-  private func endOutput(
+  static func endOutput(
     _ writer: GeoJSONSeqWriter?, with error: GeoPipeError, streamsFeatures: Bool
   ) {
     guard !Terminal.stdoutIsTerminal, streamsFeatures || Terminal.stdoutIsPipe else { return }

@@ -22,7 +22,16 @@ enum GeoPipe {
       print(Help.overview(), terminator: "")
       return 0
     case "help":
-      if words.count > 1 { return Command(name: words[1], words: ["--help"]).run() }
+      if words.count > 1 && words[1] == "--markdown" {
+        print(StageReference.markdown(), terminator: "")
+        return 0
+      }
+      if words.count > 1 {
+        if PipelineCommand.abstracts[words[1]] != nil {
+          return PipelineCommand(name: words[1], words: ["--help"]).run()
+        }
+        return Command(name: words[1], words: ["--help"]).run()
+      }
       print(Help.overview(), terminator: "")
       return 0
     case "--version", "version":
@@ -31,7 +40,10 @@ enum GeoPipe {
     default:
       break
     }
-    let names = StageRegistry.all.map(\.name) + ["convert"]
+    if PipelineCommand.abstracts[first] != nil {
+      return PipelineCommand(name: first, words: Array(words.dropFirst())).run()
+    }
+    let names = StageRegistry.all.map(\.name) + ["convert", "run", "check"]
     guard names.contains(first) else {
       let hint =
         Suggestions.closest(to: first, among: names).map { "; did you mean '\($0)'?" } ?? ""

@@ -26,8 +26,12 @@ enum Help {
       "",
       "COMMANDS:",
     ]
-    var commands = StageRegistry.all.map { ($0.name, $0.abstract) }
-    commands.insert(("convert", "Convert a file to another format (read + write)."), at: 2)
+    var commands = [
+      ("run", PipelineCommand.abstracts["run"] ?? ""),
+      ("check", PipelineCommand.abstracts["check"] ?? ""),
+    ]
+    commands += StageRegistry.all.map { ($0.name, $0.abstract) }
+    commands.insert(("convert", "Convert a file to another format (read + write)."), at: 4)
     let width = commands.map(\.0.count).max() ?? 0
     for (name, abstract) in commands {
       lines.append("  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + abstract)

@@ -15,8 +15,23 @@ import Testing
       "docs/cli.md is out of date: run Scripts/gen-cli-docs.sh > docs/cli.md")
   }
 
+  @Test func pipelineReferenceMatchesTheRegistry() throws {
+    let marker = "<!-- The stage reference below is generated: Scripts/gen-pipeline-docs.sh -->"
+    let documented = text(CLI.root.appendingPathComponent("docs/pipelines.md"))
+    let parts = documented.components(separatedBy: marker + "\n\n")
+    #expect(parts.count == 2, "docs/pipelines.md lacks the marker line")
+    let run = try geopipe(["help", "--markdown"])
+    #expect(run.status == 0)
+    #expect(
+      parts.last == run.out,
+      "docs/pipelines.md is out of date: run Scripts/gen-pipeline-docs.sh")
+  }
+
   @Test func everyCommandHelpHasExamples() throws {
-    for command in ["read", "write", "convert", "filter", "info"] {
+    for command in [
+      "run", "check", "read", "write", "convert", "filter", "select", "style", "sort", "head",
+      "info",
+    ] {
       let run = try geopipe([command, "--help"])
       #expect(run.status == 0)
       #expect(run.out.contains("EXAMPLES:\n  geopipe "), "\(command)")

@@ -1,0 +1,531 @@
+import GeoPipeStages
+
+/// Turns a parsed pipeline file into a plan, collecting every problem instead of stopping at
+/// the first.
+struct PipelineChecker {
+  private(set) var problems: [DocumentProblem] = []
+  private(set) var warnings: [DocumentProblem] = []
+  private var variables: Variables
+  private let overrides: [String: String]
+
+  /// Keys a pipeline file may have at its top level.
+  static let topLevelKeys = ["version", "vars", "stages", "name", "description"]
+
+  init(variables: Variables, overrides: [String: String]) {
+    self.variables = variables
+    self.overrides = overrides
+  }
+
+  /// Checks the document; the plan is nil when there are problems.
+  mutating func check(_ root: DocumentNode?) -> PipelinePlan? {
+    guard let root else {
+      error("the file is empty; a pipeline file needs 'version: 1' and 'stages:'", at: start)
+      return nil
+    }
+    guard let entries = root.entries else {
+      error(
+        "a pipeline file is a mapping with 'version', 'vars' and 'stages', not "
+          + root.kindDescription, at: root.position)
+      return nil
+    }
+    var stagesNode: DocumentNode?
+    for entry in entries {
+      switch entry.name {
+      case "version":
+        if entry.value.scalarText != "1" {
+          error(
+            "unsupported version '\(entry.value.scalarText ?? entry.value.kindDescription)'; "
+              + "this geopipe reads version 1", at: entry.value.position)
+        }
+      case "vars": readVariables(entry.value)
+      case "stages": stagesNode = entry.value
+      case "name", "description":
+        if entry.value.scalarText == nil {
+          error(
+            "'\(entry.name)' is a text, not \(entry.value.kindDescription)",
+            at: entry.value.position)
+        }
+      default:
+        error(
+          "unknown key '\(entry.name)'\(hint(entry.name, Self.topLevelKeys)); a pipeline file has "
+            + "version, vars and stages", at: entry.key.position)
+      }
+    }
+    for (name, value) in overrides { variables.values[name] = value }
+    guard let stagesNode else {
+      error("missing 'stages:', the list of stages", at: root.position)
+      return nil
+    }
+    guard case .sequence(let items) = stagesNode.content else {
+      error(
+        "'stages' is a list of stages ('- read: ...'), not \(stagesNode.kindDescription)",
+        at: stagesNode.position)
+      return nil
+    }
+    if items.isEmpty { error("'stages' is empty", at: stagesNode.position) }
+    return plan(items)
+  }
+
+  private var start: TextPosition { TextPosition(line: 1, column: 1) }
+
+  private mutating func error(_ message: String, at position: TextPosition) {
+    problems.append(DocumentProblem(message, at: position))
+  }
+
+  private func hint(_ word: String, _ candidates: [String]) -> String {
+    Suggestions.closest(to: word, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
+  }
+
+  // MARK: Variables
+
+  private mutating func readVariables(_ node: DocumentNode) {
+    if node.isNull { return }
+    guard let entries = node.entries else {
+      error(
+        "'vars' is a mapping of names to values, not \(node.kindDescription)", at: node.position)
+      return
+    }
+    for entry in entries {
+      let name = entry.name
+      guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
+      else {
+        error(
+          "invalid variable name '\(name)' (use letters, digits, '_' and '-')",
+          at: entry.key.position)
+        continue
+      }
+      if overrides[name] != nil { continue }
+      guard let text = entry.value.scalarText else {
+        error(
+          "variable '\(name)' must be a single value, not \(entry.value.kindDescription)",
+          at: entry.value.position)
+        continue
+      }
+      variables.values[name] = substitute(text, in: entry.value)
+    }
+  }
+
+  /// Substitutes variables into a scalar's text, reporting problems at their place.
+  private mutating func substitute(_ text: String, in node: DocumentNode) -> String {
+    let result = variables.substitute(text)
+    for problem in result.problems {
+      error(problem.message, at: place(offset: problem.offset, in: node, text: text))
+    }
+    return result.text
+  }
+
+  /// Where character `offset` of a scalar's text is in the file: exact for a scalar on one
+  /// line, else the scalar's start.
+  private func place(offset: Int, in node: DocumentNode, text: String) -> TextPosition {
+    guard !text.prefix(offset).contains("\n"), !node.isBlockScalar else { return node.position }
+    return node.textPosition.advanced(by: offset)
+  }
+
+  // MARK: Stages
+
+  private struct Item {
+    var id: String?
+    var definition: StageDefinition?
+    var values = OptionValues()
+    var inputNames: [DocumentNode]?
+    var inputEntry: DocumentEntry?
+    var position: TextPosition
+  }
+
+  private mutating func plan(_ nodes: [DocumentNode]) -> PipelinePlan? {
+    let stageNames = StageRegistry.all.map(\.name)
+    var items: [Item] = []
+    for node in nodes {
+      var item = Item(position: node.position)
+      if let name = node.scalarText, let definition = StageRegistry.definition(named: name) {
+        // `- info` is a stage without options.
+        item.definition = definition
+        item.values = options(
+          of: definition,
+          in: DocumentEntry(
+            key: node, value: DocumentNode(.scalar("", quoted: false), at: node.position)))
+        items.append(item)
+        continue
+      }
+      guard let entries = node.entries else {
+        error(
+          "a stage is a mapping such as '- filter: {where: ...}', not \(node.kindDescription)",
+          at: node.position)
+        items.append(item)
+        continue
+      }
+      var stageEntry: DocumentEntry?
+      for entry in entries {
+        switch entry.name {
+        case "id":
+          guard let text = entry.value.scalarText, !text.isEmpty,
+            text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
+          else {
+            error("an id is a name of letters, digits, '_' and '-'", at: entry.value.position)
+            continue
+          }
+          if let other = items.firstIndex(where: { $0.id == text }) {
+            error(
+              "duplicate id '\(text)' (first at \(idPosition(nodes[other]) ?? items[other].position))",
+              at: entry.value.position)
+          }
+          item.id = text
+        case "input":
+          item.inputEntry = entry
+          switch entry.value.content {
+          case .scalar: item.inputNames = [entry.value]
+          case .sequence(let list): item.inputNames = list
+          case .mapping:
+            error(
+              "'input' names a stage id or a list of ids, not a mapping", at: entry.value.position)
+          }
+        case let name where stageNames.contains(name):
+          if let first = stageEntry {
+            if first.name != name {
+              error(
+                "a stage item holds one stage, and '\(first.name)' is already given at "
+                  + "\(first.key.position); start another item with '-'", at: entry.key.position)
+            }
+            continue
+          }
+          stageEntry = entry
+        case "convert":
+          error(
+            "'convert' is a command-line shortcut; in a pipeline file use a read stage and a "
+              + "write stage", at: entry.key.position)
+        default:
+          error(
+            unknownKeyMessage(entry.name, stageNames: stageNames, siblings: entries),
+            at: entry.key.position)
+        }
+      }
+      if let stageEntry, let definition = StageRegistry.definition(named: stageEntry.name) {
+        item.definition = definition
+        item.position = stageEntry.key.position
+        item.values = options(of: definition, in: stageEntry)
+      } else if stageEntry == nil
+        && !entries.contains(where: { !["id", "input"].contains($0.name) })
+      {
+        error(
+          "this stage item names no stage; use one of " + stageNames.joined(separator: ", "),
+          at: node.position)
+      }
+      items.append(item)
+    }
+    let inputs = wire(items)
+    guard problems.isEmpty else { return nil }
+    var steps: [PipelinePlan.Step] = []
+    for (k, item) in items.enumerated() {
+      guard let definition = item.definition else { return nil }
+      steps.append(
+        PipelinePlan.Step(
+          id: item.id, definition: definition, values: item.values, inputs: inputs[k],
+          position: item.position))
+    }
+    var plan = PipelinePlan(steps: steps)
+    for (k, step) in steps.enumerated() where step.definition.role != .sink {
+      guard plan.consumers(of: k).isEmpty else { continue }
+      if k == steps.count - 1 {
+        plan.standardOutput = k
+      } else {
+        warnings.append(
+          DocumentProblem(
+            "the features of '\(step.definition.name)' go nowhere: no later stage reads them",
+            at: step.position))
+      }
+    }
+    return plan
+  }
+
+  private func idPosition(_ node: DocumentNode) -> TextPosition? {
+    node.entries?.first { $0.name == "id" }?.value.position
+  }
+
+  private func unknownKeyMessage(
+    _ name: String, stageNames: [String], siblings: [DocumentEntry]
+  ) -> String {
+    for sibling in siblings {
+      if let definition = StageRegistry.definition(named: sibling.name),
+        definition.option(name) != nil
+      {
+        return "'\(name)' is an option of '\(sibling.name)': indent it under '\(sibling.name):'"
+      }
+    }
+    return "unknown stage '\(name)'\(hint(name, stageNames + ["id", "input"]))"
+  }
+
+  /// Resolves each item's inputs to earlier items, reporting what cannot be resolved.
+  private mutating func wire(_ items: [Item]) -> [[Int]] {
+    var result: [[Int]] = []
+    for (k, item) in items.enumerated() {
+      guard let definition = item.definition else {
+        result.append([])
+        continue
+      }
+      let name = definition.name
+      if definition.role == .source {
+        if let entry = item.inputEntry {
+          error("'\(name)' starts a chain and takes no 'input'", at: entry.key.position)
+        }
+        result.append([])
+        continue
+      }
+      guard let names = item.inputNames else {
+        if k == 0 {
+          error(
+            "stage '\(name)' has no input: start the pipeline with a read stage, or name the "
+              + "stage it reads with 'input:'", at: item.position)
+        } else if let previous = items[k - 1].definition, previous.role == .sink {
+          error(
+            "stage '\(name)' has no input: the '\(previous.name)' stage before it (line "
+              + "\(items[k - 1].position.line)) ends its chain; name the stage to read with 'input:'",
+            at: item.position)
+        }
+        result.append(k > 0 ? [k - 1] : [])
+        continue
+      }
+      if names.isEmpty, let entry = item.inputEntry {
+        error("'input' is empty; name a stage id", at: entry.value.position)
+      }
+      var indices: [Int] = []
+      for node in names {
+        guard let id = node.scalarText else {
+          error("an input is a stage id, not \(node.kindDescription)", at: node.position)
+          continue
+        }
+        if let index = items[..<k].firstIndex(where: { $0.id == id }) {
+          if let source = items[index].definition, source.role == .sink {
+            error(
+              "input '\(id)' is a '\(source.name)' stage, which passes no features on",
+              at: node.position)
+          }
+          indices.append(index)
+        } else if let later = items[k...].firstIndex(where: { $0.id == id }) {
+          error(
+            "input '\(id)' names a later stage (line \(items[later].position.line)); a stage "
+              + "reads only stages above it", at: node.position)
+        } else {
+          let known = items[..<k].compactMap(\.id)
+          error("input '\(id)' names no earlier stage\(hint(id, known))", at: node.position)
+        }
+      }
+      result.append(indices)
+    }
+    return result
+  }
+
+  // MARK: Options
+
+  /// Reads a stage's options: a mapping, nothing, or one value for its first positional
+  /// option (`- head: 5`, `- read: places.csv`).
+  private mutating func options(of definition: StageDefinition, in entry: DocumentEntry)
+    -> OptionValues
+  {
+    var values = OptionValues()
+    var given = Set<String>()
+    let node = entry.value
+    let stage = definition.name
+    if node.isNull {
+      // No options.
+    } else if let entries = node.entries, !isUnquotedTemplate(node) {
+      for option in entries {
+        let name = option.name
+        guard let spec = definition.option(name) else {
+          let names = definition.options.map(\.name)
+          error(
+            "unknown option '\(name)' for stage '\(stage)'\(hint(name, names))",
+            at: option.key.position)
+          continue
+        }
+        if definition.pathIsInput && name == "path" {
+          error(
+            "'\(stage)' reads the stage before it in a pipeline file; 'path' is for the "
+              + "command line", at: option.key.position)
+          continue
+        }
+        given.insert(name)
+        if let value = self.value(for: spec, stage: stage, node: option.value) {
+          values.set(name, value)
+        }
+      }
+    } else if let spec = definition.options.first(where: \.isPositional), node.scalarText != nil,
+      !(definition.pathIsInput && spec.name == "path")
+    {
+      given.insert(spec.name)
+      if let value = value(for: spec, stage: stage, node: node) { values.set(spec.name, value) }
+    } else {
+      if isUnquotedTemplate(node) {
+        error(unquotedTemplateMessage(node, key: stage), at: node.position)
+      } else {
+        error(
+          "the options of '\(stage)' are a mapping such as {\(definition.options.first?.name ?? "option"): ...}, "
+            + "not \(node.kindDescription)", at: node.position)
+      }
+      return values
+    }
+    for spec in definition.options where !given.contains(spec.name) {
+      if let text = spec.defaultValue, let value = try? spec.value(from: text) {
+        values.set(spec.name, value)
+      } else if spec.isRequired && !(definition.pathIsInput && spec.name == "path") {
+        error("stage '\(stage)' needs option '\(spec.name)'", at: entry.key.position)
+      }
+    }
+    return values
+  }
+
+  /// Whether YAML read an unquoted `{name}` template as a one-key flow mapping.
+  private func isUnquotedTemplate(_ node: DocumentNode) -> Bool {
+    guard node.isFlow, let entries = node.entries, entries.count == 1 else { return false }
+    return entries[0].value.isNull && entries[0].key.scalarText != nil
+  }
+
+  private func unquotedTemplateMessage(_ node: DocumentNode, key: String) -> String {
+    let field = node.entries?.first?.name ?? "name"
+    return "'{\(field)}' here is read by YAML as a mapping; quote the template, as in "
+      + "\(key): \"{\(field)}\""
+  }
+
+  /// Checks and types one option value.
+  private mutating func value(for spec: OptionSpec, stage: String, node: DocumentNode)
+    -> OptionValue?
+  {
+    let option = "'\(spec.name)'"
+    switch node.content {
+    case .mapping(let entries):
+      if isUnquotedTemplate(node) {
+        error(unquotedTemplateMessage(node, key: spec.name), at: node.position)
+        return nil
+      }
+      guard spec.kind == .pairs else {
+        error(
+          "option \(option) of '\(stage)' takes \(describe(spec.kind)), not a mapping",
+          at: node.position)
+        return nil
+      }
+      var pairs: [KeyValue] = []
+      for entry in entries {
+        guard let text = entry.value.scalarText else {
+          error(
+            "the values of \(option) are single values, not \(entry.value.kindDescription)",
+            at: entry.value.position)
+          continue
+        }
+        guard let value = scalarValue(spec, text: text, node: entry.value, stage: stage) else {
+          continue
+        }
+        pairs.append(KeyValue(key: entry.name, value: value))
+      }
+      return .pairs(pairs)
+    case .sequence(let items):
+      guard spec.kind == .list || spec.kind == .pairs else {
+        error(
+          "option \(option) of '\(stage)' takes \(describe(spec.kind)), not a list",
+          at: node.position)
+        return nil
+      }
+      var texts: [String] = []
+      var pairs: [KeyValue] = []
+      for item in items {
+        guard let text = item.scalarText else {
+          error(
+            "the items of \(option) are single values, not \(item.kindDescription)",
+            at: item.position)
+          continue
+        }
+        guard let text = scalarValue(spec, text: text, node: item, stage: stage, typed: false)
+        else { continue }
+        if spec.kind == .pairs {
+          if case .pairs(let more)? = checked(spec, text, node: item, stage: stage) {
+            pairs += more
+          }
+        } else {
+          texts.append(text)
+        }
+      }
+      return spec.kind == .pairs ? .pairs(pairs) : .list(texts)
+    case .scalar(let text, _):
+      if node.isNull {
+        if spec.kind == .flag { return .flag(true) }
+        error("option \(option) of '\(stage)' has no value", at: node.position)
+        return nil
+      }
+      guard let text = scalarValue(spec, text: text, node: node, stage: stage, typed: false)
+      else { return nil }
+      return checked(spec, text, node: node, stage: stage)
+    }
+  }
+
+  /// Substitutes variables and checks templates in one scalar; with `typed`, also checks the
+  /// text as the option's value (for pair values) and returns the text.
+  private mutating func scalarValue(
+    _ spec: OptionSpec, text original: String, node: DocumentNode, stage: String,
+    typed: Bool = true
+  ) -> String? {
+    let before = problems.count
+    let substituted = variables.substitute(original)
+    for problem in substituted.problems {
+      error(problem.message, at: place(offset: problem.offset, in: node, text: original))
+    }
+    guard problems.count == before else { return nil }
+    let text = substituted.text
+    if !spec.acceptsTemplates, let offset = Self.fieldOffset(in: text) {
+      let at = substituted.changed ? node.position : place(offset: offset, in: node, text: text)
+      error(
+        "'\(spec.name)' of '\(stage)' must be the same for every feature: it takes no "
+          + "{property} template", at: at)
+      return nil
+    }
+    if typed, let validate = spec.validate, let problem = validate(text) {
+      let at =
+        substituted.changed ? node.position : place(offset: problem.offset, in: node, text: text)
+      error("invalid value '\(text)' for '\(spec.name)': \(problem.message)", at: at)
+      return nil
+    }
+    return text
+  }
+
+  /// Parses a scalar as the option's value, reporting a type error at the value.
+  private mutating func checked(
+    _ spec: OptionSpec, _ text: String, node: DocumentNode, stage: String
+  ) -> OptionValue? {
+    do {
+      return try spec.value(from: text)
+    } catch {
+      let changed = text != node.scalarText
+      let at = changed ? node.position : place(offset: error.offset, in: node, text: text)
+      self.error(
+        "invalid value '\(text)' for '\(spec.name)' of '\(stage)': \(error.message)", at: at)
+      return nil
+    }
+  }
+
+  /// The offset of the first template field in `text`, or nil when there is none.
+  static func fieldOffset(in text: String) -> Int? {
+    guard Template.containsField(text) else { return nil }
+    let chars = Array(text)
+    var k = 0
+    while k < chars.count {
+      if (chars[k] == "{" || chars[k] == "}") && k + 1 < chars.count && chars[k + 1] == chars[k] {
+        k += 2
+        continue
+      }
+      if chars[k] == "{" || chars[k] == "}" { return k }
+      k += 1
+    }
+    return 0
+  }
+
+  private func describe(_ kind: OptionKind) -> String {
+    switch kind {
+    case .flag: "true or false"
+    case .string, .path: "a text"
+    case .integer: "a whole number"
+    case .number: "a number"
+    case .choice(let words): "one of " + words.joined(separator: ", ")
+    case .bbox: "a box W,S,E,N"
+    case .point: "a point LON,LAT"
+    case .list: "a list"
+    case .pairs: "a mapping of names to values"
+    }
+  }
+}
