@@ -442,6 +442,10 @@ struct PipelineChecker {
           texts.append(text)
         }
       }
+      if spec.isRequired && texts.isEmpty && pairs.isEmpty {
+        error("option \(option) of '\(stage)' needs at least one value", at: node.position)
+        return nil
+      }
       return spec.kind == .pairs ? .pairs(pairs) : .list(texts)
     case .scalar(let text, _):
       if node.isNull {
@@ -476,18 +480,29 @@ struct PipelineChecker {
       return nil
     }
     if typed, let validate = spec.validate, let problem = validate(text) {
-      let at =
-        substituted.changed ? node.position : place(offset: problem.offset, in: node, text: text)
-      error("invalid value '\(text)' for '\(spec.name)': \(problem.message)", at: at)
+      report(problem, spec: spec, stage: stage, node: node, text: text)
       return nil
     }
     return text
+  }
+
+  /// Reports what an option's `validate` found, at the character it names.
+  private mutating func report(
+    _ problem: ValueProblem, spec: OptionSpec, stage: String, node: DocumentNode, text: String
+  ) {
+    let at =
+      text != node.scalarText ? node.position : place(offset: problem.offset, in: node, text: text)
+    error("'\(spec.name)' of '\(stage)': \(problem.message)", at: at)
   }
 
   /// Parses a scalar as the option's value, reporting a type error at the value.
   private mutating func checked(
     _ spec: OptionSpec, _ text: String, node: DocumentNode, stage: String
   ) -> OptionValue? {
+    if spec.kind != .pairs, let validate = spec.validate, let problem = validate(text) {
+      report(problem, spec: spec, stage: stage, node: node, text: text)
+      return nil
+    }
     do {
       return try spec.value(from: text)
     } catch {

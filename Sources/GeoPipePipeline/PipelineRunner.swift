@@ -79,7 +79,7 @@ private struct Graph {
     for (k, node) in nodes.enumerated() {
       guard let reader = node.reader else { continue }
       var n = 0
-      while let feature = try reader.next() {
+      while needsInput(k), let feature = try reader.next() {
         node.received += 1
         try deliver(feature, from: k)
         n += 1
@@ -102,6 +102,14 @@ private struct Graph {
       }
       try ended(k)
     }
+  }
+
+  /// Whether anything downstream of node `k` still wants features: false once every path
+  /// from it ends in a satisfied stage (a `head` that has its features).
+  func needsInput(_ k: Int) -> Bool {
+    if nodes[k].stage?.isSatisfied == true { return false }
+    if k == plan.standardOutput || nodes[k].consumers.isEmpty { return true }
+    return nodes[k].consumers.contains { needsInput($0.step) }
   }
 
   /// Sends a feature from node `k` to the nodes reading it.

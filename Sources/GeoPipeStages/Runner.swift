@@ -32,7 +32,7 @@ public enum Runner {
     let first = emitters[0]
     do {
       var n = 0
-      while let feature = try source.next() {
+      while !stages.contains(where: \.isSatisfied), let feature = try source.next() {
         try first(feature)
         n += 1
         if let counters, n & 1023 == 0 {

@@ -16,11 +16,17 @@ public protocol Stage: AnyObject {
   func finish(emit: Emit) throws
   /// Called instead of `finish` when the run fails: discards partial outputs.
   func abort()
+  /// Whether the stage will ignore any further input (`head` once it has its N features), so
+  /// that the runner may stop reading early.
+  var isSatisfied: Bool { get }
 }
 
 extension Stage {
   /// Nothing to discard by default.
   public func abort() {}
+
+  /// Most stages want every feature.
+  public var isSatisfied: Bool { false }
 }
 
 /// A stage that writes a FeatureCollection and keeps the input collection's own members

@@ -62,7 +62,7 @@ enum Help {
     var lines = ["OVERVIEW: \(abstract)", "", usage, ""]
     lines += discussion.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if buffersAll {
-      lines += ["", "This stage reads all features before it writes any (it buffers in memory)."]
+      lines += ["", "This stage reads all features before it writes any."]
     }
     for group in groups where !group.options.isEmpty {
       lines += ["", "\(group.title):"]

@@ -92,3 +92,101 @@ import Testing
     }
   }
 }
+
+@Suite struct ArithmeticTests {
+  private let place = Feature(properties: [
+    "name": .string("Paris"), "population": .string("2148000"), "rank": .integer(3),
+    "area": .double(105.5), "capital": .bool(true), "note": .null, "padded": .string(" 12 "),
+    "width": .string("2.5"), "stroke-width": .integer(2),
+  ])
+
+  @Test(arguments: [
+    ("rank + 1", JSONValue.integer(4)),
+    ("rank * 2 - 1", .integer(5)),
+    ("rank + 1 * 2", .integer(5)),
+    ("(rank + 1) * 2", .integer(8)),
+    ("rank-1", .integer(2)),
+    ("1 - -1", .integer(2)),
+    ("-rank", .integer(-3)),
+    ("- (rank + 1)", .integer(-4)),
+    ("- 5", .integer(-5)),
+    ("population - 1", .integer(2_147_999)),
+    ("population / 1000", .double(2148)),
+    ("6 / 4", .double(1.5)),
+    ("4 / 2", .double(2)),
+    ("area * 2", .double(211)),
+    ("width * 2", .double(5)),
+    ("padded * 2", .integer(24)),
+    ("\"stroke-width\" * 2", .integer(4)),
+    ("9223372036854775807 + 1", .double(9_223_372_036_854_775_808)),
+    ("-9223372036854775807 - 2", .double(-9_223_372_036_854_775_808)),
+    ("rank / 0", .null),
+    ("rank / 0.0", .null),
+    ("1e308 * 10", .null),
+    ("name * 2", .null),
+    ("'a' + 'b'", .null),
+    ("missing + 1", .null),
+    ("note + 1", .null),
+    ("capital + 1", .null),
+    ("-name", .null),
+    ("rank > 2", .bool(true)),
+    ("rank > 2 and not capital", .bool(false)),
+    ("note is null", .bool(true)),
+    ("name", .string("Paris")),
+    ("missing", .null),
+    ("'text'", .string("text")),
+    ("null", .null),
+  ])
+  func computesValues(expression: String, expected: JSONValue) throws {
+    let value = try Expression.parseValue(expression).evaluate(place)
+    #expect(value == expected, "\(expression) gave \(value)")
+  }
+
+  @Test(arguments: [
+    ("population / 1000 > 2000", true),
+    ("rank * 2 = 6", true),
+    ("rank - 1 in (1 + 1, 5)", true),
+    ("(rank + 1) * 2 >= 8 and capital", true),
+    ("-rank < -2", true),
+    ("missing + 1 is null", true),
+    ("(rank = 3) = true", true),
+    ("rank > -5", true),
+  ])
+  func arithmeticWorksInConditions(expression: String, expected: Bool) throws {
+    #expect(try Expression.parse(expression).matches(place) == expected)
+  }
+
+  @Test(arguments: [
+    ("rank + 1", "column 9: expected a comparison operator, found end of expression"),
+    ("rank + 1 and capital", "column 10: expected a comparison operator, found 'and'"),
+    ("not rank * 2", "column 13: expected a comparison operator"),
+    ("true", "column 5: expected a comparison operator"),
+    ("marker-color = 'x'", "double quotes (\"marker-color\")"),
+  ])
+  func conditionsMustBeConditions(expression: String, message: String) {
+    do {
+      _ = try Expression.parse(expression)
+      Issue.record("\(expression) parsed")
+    } catch {
+      #expect("\(error)".contains(message), "\(error)")
+    }
+  }
+
+  @Test(arguments: [
+    ("a +", 3, "expected a property or a value, found end of expression"),
+    ("+a", 0, "expected a property or a value, found '+'"),
+    ("a * * b", 4, "expected a property or a value, found '*'"),
+    // The combining accent is a second Unicode scalar but not a second character.
+    ("'e\u{301}' + )", 6, "expected a property or a value, found ')'"),
+    ("a + 1 or b", 6, "expected a comparison operator, found 'or'"),
+  ])
+  func valueErrorsGiveTheCharacterOffset(expression: String, offset: Int, message: String) {
+    do {
+      _ = try Expression.parseValue(expression)
+      Issue.record("\(expression) parsed")
+    } catch {
+      #expect(error.offset == offset)
+      #expect(error.message == message)
+    }
+  }
+}

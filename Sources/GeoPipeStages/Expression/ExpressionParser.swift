@@ -1,6 +1,9 @@
 import GeoPipeCore
 
-/// Recursive-descent parser for `--where` expressions.
+/// Recursive-descent parser for expressions (`--where`, `select --compute`).
+///
+/// Precedence from loosest: `or`, `and`, `not`, comparisons and tests, `+ -`, `* /`, a
+/// leading `-`.
 struct ExpressionParser {
   private enum Token: Equatable {
     case name(String)
@@ -8,8 +11,19 @@ struct ExpressionParser {
     case string(String)
     case number(JSONValue)
     case op(ComparisonOperator)
+    case arithmetic(ArithmeticOperator)
     case open, close, comma
     case end
+
+    /// Whether the token can end an operand, so that a `-` or `+` after it is an operator
+    /// rather than a number's sign.
+    var endsOperand: Bool {
+      switch self {
+      case .quotedName, .string, .number, .close: true
+      case .name(let word): !["and", "or", "not", "in", "is"].contains(word.lowercased())
+      default: false
+      }
+    }
   }
 
   private let scalars: [Unicode.Scalar]
@@ -21,16 +35,20 @@ struct ExpressionParser {
     scalars = Array(text.unicodeScalars)
   }
 
-  mutating func parseAll() throws -> Expression {
+  /// Parses the whole text; with `condition`, the expression must be a condition.
+  mutating func parseAll(condition: Bool) throws(ExpressionError) -> Expression {
     try advance()
     if token == .end { throw fail("the expression is empty") }
     let expression = try parseOr()
     guard token == .end else { throw fail("unexpected \(describe(token))") }
+    if condition { try requireCondition(expression) }
     return expression
   }
 
-  private func fail(_ message: String) -> GeoPipeError {
-    .usage("--where: column \(tokenStart + 1): \(message)")
+  private func fail(_ message: String) -> ExpressionError {
+    var prefix = String.UnicodeScalarView()
+    prefix.append(contentsOf: scalars[..<min(tokenStart, scalars.count)])
+    return ExpressionError(message: message, offset: String(prefix).count)
   }
 
   private func describe(_ token: Token) -> String {
@@ -40,6 +58,7 @@ struct ExpressionParser {
     case .string(let s): "'\(s)'"
     case .number: "a number"
     case .op(let op): "'\(op.rawValue)'"
+    case .arithmetic(let op): "'\(op.rawValue)'"
     case .open: "'('"
     case .close: "')'"
     case .comma: "','"
@@ -52,45 +71,53 @@ struct ExpressionParser {
     return false
   }
 
-  private mutating func parseOr() throws -> Expression {
+  /// Rejects a value where a condition is needed (an operand of `and`, `or`, `not`).
+  private func requireCondition(_ expression: Expression) throws(ExpressionError) {
+    guard expression.isCondition else {
+      throw fail("expected a comparison operator, found \(describe(token))")
+    }
+  }
+
+  private mutating func parseOr() throws(ExpressionError) -> Expression {
     var left = try parseAnd()
     while isKeyword("or") {
+      try requireCondition(left)
       try advance()
-      left = .or(left, try parseAnd())
+      let right = try parseAnd()
+      try requireCondition(right)
+      left = .or(left, right)
     }
     return left
   }
 
-  private mutating func parseAnd() throws -> Expression {
+  private mutating func parseAnd() throws(ExpressionError) -> Expression {
     var left = try parseNot()
     while isKeyword("and") {
+      try requireCondition(left)
       try advance()
-      left = .and(left, try parseNot())
+      let right = try parseNot()
+      try requireCondition(right)
+      left = .and(left, right)
     }
     return left
   }
 
-  private mutating func parseNot() throws -> Expression {
+  private mutating func parseNot() throws(ExpressionError) -> Expression {
     if isKeyword("not") {
       try advance()
-      return .not(try parseNot())
+      let operand = try parseNot()
+      try requireCondition(operand)
+      return .not(operand)
     }
     return try parseComparison()
   }
 
-  private mutating func parseComparison() throws -> Expression {
-    if token == .open {
-      try advance()
-      let inner = try parseOr()
-      guard token == .close else { throw fail("expected ')', found \(describe(token))") }
-      try advance()
-      return inner
-    }
-    let left = try parseOperand()
+  private mutating func parseComparison() throws(ExpressionError) -> Expression {
+    let left = try parseSum()
     switch token {
     case .op(let op):
       try advance()
-      return .compare(left, op, try parseOperand())
+      return .compare(left, op, try parseSum())
     case .name(let word):
       switch word.lowercased() {
       case "is":
@@ -112,21 +139,49 @@ struct ExpressionParser {
         try advance()
         return .within(left, try parseList(), negated: true)
       default:
-        break
+        return left
       }
     default:
-      break
+      return left
     }
-    if case .property = left { return left }
-    throw fail("expected a comparison operator, found \(describe(token))")
   }
 
-  private mutating func parseList() throws -> [Expression] {
+  private mutating func parseSum() throws(ExpressionError) -> Expression {
+    var left = try parseProduct()
+    while case .arithmetic(let op) = token, op == .add || op == .subtract {
+      try advance()
+      left = .arithmetic(left, op, try parseProduct())
+    }
+    return left
+  }
+
+  private mutating func parseProduct() throws(ExpressionError) -> Expression {
+    var left = try parseUnary()
+    while case .arithmetic(let op) = token, op == .multiply || op == .divide {
+      try advance()
+      left = .arithmetic(left, op, try parseUnary())
+    }
+    return left
+  }
+
+  private mutating func parseUnary() throws(ExpressionError) -> Expression {
+    guard token == .arithmetic(.subtract) else { return try parsePrimary() }
+    try advance()
+    let operand = try parseUnary()
+    if case .literal(let value) = operand, let number = NumericValue(value),
+      value.numberValue != nil
+    {
+      return .literal(number.negated.json)
+    }
+    return .negate(operand)
+  }
+
+  private mutating func parseList() throws(ExpressionError) -> [Expression] {
     guard token == .open else { throw fail("expected '(' after 'in'") }
     try advance()
     var items: [Expression] = []
     while true {
-      items.append(try parseOperand())
+      items.append(try parseSum())
       if token == .close {
         try advance()
         return items
@@ -136,9 +191,15 @@ struct ExpressionParser {
     }
   }
 
-  private mutating func parseOperand() throws -> Expression {
+  private mutating func parsePrimary() throws(ExpressionError) -> Expression {
     let current = token
     switch current {
+    case .open:
+      try advance()
+      let inner = try parseOr()
+      guard token == .close else { throw fail("expected ')', found \(describe(token))") }
+      try advance()
+      return inner
     case .string(let s):
       try advance()
       return .literal(.string(s))
@@ -172,7 +233,8 @@ struct ExpressionParser {
 
   // MARK: Tokens
 
-  private mutating func advance() throws {
+  private mutating func advance() throws(ExpressionError) {
+    let afterOperand = token.endsOperand
     while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
     tokenStart = position
     guard position < scalars.count else {
@@ -222,7 +284,17 @@ struct ExpressionParser {
     case "'", "\"":
       let text = try quoted(c)
       token = c == "'" ? .string(text) : .quotedName(text)
-    case "-", "+", ".", "0"..."9":
+    case "*", "/":
+      position += 1
+      token = .arithmetic(c == "*" ? .multiply : .divide)
+    case "-", "+":
+      if afterOperand || !startsNumber(at: position + 1) {
+        position += 1
+        token = .arithmetic(c == "-" ? .subtract : .add)
+      } else {
+        token = .number(try number())
+      }
+    case ".", "0"..."9":
       token = .number(try number())
     default:
       guard c.properties.isAlphabetic || c == "_" || c == "$" else {
@@ -231,19 +303,29 @@ struct ExpressionParser {
       var word = ""
       while position < scalars.count {
         let s = scalars[position]
-        guard
-          s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "$"
-            || s == ":" || s == "."
-        else { break }
+        guard isNameScalar(s) else { break }
         word.unicodeScalars.append(s)
         position += 1
+      }
+      if position + 1 < scalars.count, scalars[position] == "-",
+        scalars[position + 1].properties.isAlphabetic
+      {
+        var name = word
+        while position < scalars.count, isNameScalar(scalars[position]) || scalars[position] == "-"
+        {
+          name.unicodeScalars.append(scalars[position])
+          position += 1
+        }
+        throw fail(
+          "write a name with '-' in double quotes (\"\(name)\"), or put spaces around '-' to "
+            + "subtract")
       }
       token = .name(word)
     }
   }
 
   /// A quoted string or name; the quote is doubled to include it (`'it''s'`).
-  private mutating func quoted(_ quote: Unicode.Scalar) throws -> String {
+  private mutating func quoted(_ quote: Unicode.Scalar) throws(ExpressionError) -> String {
     position += 1
     var text = ""
     while true {
@@ -265,7 +347,18 @@ struct ExpressionParser {
     }
   }
 
-  private mutating func number() throws -> JSONValue {
+  /// Whether a bare name can hold `s` after its first character.
+  private func isNameScalar(_ s: Unicode.Scalar) -> Bool {
+    s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "$"
+      || s == ":" || s == "."
+  }
+
+  /// Whether a number's digits start at `index` (after a sign).
+  private func startsNumber(at index: Int) -> Bool {
+    index < scalars.count && (("0"..."9").contains(scalars[index]) || scalars[index] == ".")
+  }
+
+  private mutating func number() throws(ExpressionError) -> JSONValue {
     var text = ""
     while position < scalars.count {
       let s = scalars[position]

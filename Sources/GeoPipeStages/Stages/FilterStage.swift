@@ -7,8 +7,8 @@ final class FilterStage: Stage {
     abstract: "Keep the features that match an expression, a box and/or geometry types.",
     discussion: """
       All given conditions must hold. --where takes an expression over properties:
-      comparisons (= != < <= > >=), and, or, not, parentheses, in (...), is null,
-      is not null, 'string' literals, numbers, true, false; property names bare
+      comparisons (= != < <= > >=), arithmetic (+ - * /), and, or, not, parentheses,
+      in (...), is null, is not null, 'string' literals, numbers, true, false; property names bare
       (population) or double-quoted ("marker-color", "geopipe:priority"). A string property
       that holds a number compares numerically with a number, so "population > 10000" works
       on CSV input; a comparison between values that cannot be compared (a missing property,
@@ -23,7 +23,16 @@ final class FilterStage: Stage {
       "geopipe read places.geojson | geopipe filter --where '\"marker-color\" is not null'",
     ],
     options: [
-      OptionSpec("where", .string, help: "Keep features for which this expression is true."),
+      OptionSpec(
+        "where", .string,
+        validate: { text in
+          do throws(ExpressionError) {
+            _ = try Expression.parseCondition(text)
+            return nil
+          } catch {
+            return ValueProblem(error.message, offset: error.offset)
+          }
+        }, help: "Keep features for which this expression is true."),
       OptionSpec("bbox", .bbox, help: "Keep features whose geometry intersects W,S,E,N."),
       OptionSpec(
         "geometry-type", .list,

@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeIO
 
 /// `select`: keeps, drops, renames and sets properties.
 final class SelectStage: Stage {
@@ -6,27 +7,212 @@ final class SelectStage: Stage {
     name: "select",
     abstract: "Keep, drop, rename or set properties.",
     discussion: """
-      Changes each feature's properties.
+      Changes each feature's properties, in this order:
+        1. --set and --compute values are worked out from the feature's properties as
+           they came in, so a label can be built from properties that are then dropped;
+        2. --keep keeps only the properties it names, in its order (a name the feature
+           lacks is skipped), and --drop removes properties;
+        3. --rename renames properties, all at once (--rename a=b --rename b=a swaps two);
+           a property renamed onto an existing name replaces it;
+        4. the --set and --compute results are stored, --set first, each in the order
+           given: a property that exists keeps its place, a new one goes at the end.
+
+      --set takes a template: {name} is a property's value, {population:,} groups
+      thousands, {area:.1f} fixes the decimals, {share:.0%} shows a percentage, {{ and }}
+      are braces, and a name with ':' or braces goes in double quotes ({"geopipe:id"}).
+      The result is always text; a property that is missing or null shows as nothing, and a
+      warning at the end counts the features where that happened.
+
+      --compute takes an expression, as --where of filter does, plus arithmetic: + - * /,
+      a leading -, and parentheses; a name with '-' goes in double quotes ("stroke-width"
+      * 2), and a - b subtracts. A string that holds a number counts as that number, so
+      "population / 1000" works on CSV input. Integers stay integers while the result is
+      exact (+ - * without overflow); / always gives a fraction. A missing or null
+      property, a word or a boolean in arithmetic, or a division by zero gives null; + does
+      not join text (use --set for that). A comparison, and, or, not give true or false.
+
+      --keep, --drop and --rename take property names; features without properties
+      ("properties": null) get them only from --set and --compute.
       """,
     examples: [
-      "geopipe read places.csv | geopipe select --keep name,population"
+      "geopipe read places.csv | geopipe select --keep name,population,country",
+      "geopipe read places.csv | geopipe select --set 'label={name}, {admin1}' --drop admin1",
+      "geopipe read places.csv | geopipe select --compute 'thousands=population / 1000' "
+        + "--compute 'big=population > 1000000'",
+      "geopipe read world.geojson | geopipe select --drop marker-color --rename kind=type",
     ],
     options: [
-      OptionSpec("keep", .list, help: "Keep only these properties, in this order."),
+      OptionSpec(
+        "keep", .list,
+        help: "Keep only these properties, in this order; names the feature lacks are skipped."),
       OptionSpec("drop", .list, help: "Remove these properties."),
-      OptionSpec("rename", .pairs, help: "Rename a property: OLD=NEW (repeatable)."),
       OptionSpec(
-        "set", .pairs, templates: true,
-        help: "Set a property from a template: KEY=\"{name}, {admin1}\" (repeatable)."),
+        "rename", .pairs, validate: validateNewName,
+        help: "Rename a property: OLD=NEW (repeatable; applied after --keep and --drop)."),
       OptionSpec(
-        "compute", .pairs, help: "Set a property from an expression: KEY=EXPR (repeatable)."),
+        "set", .pairs, templates: true, validate: validateTemplate,
+        help: "Set a property to text from a template: KEY='{name}, {admin1}' (repeatable)."),
+      OptionSpec(
+        "compute", .pairs, validate: validateExpression,
+        help: "Set a property to an expression's value: KEY='population / 1000' (repeatable)."),
     ],
     role: .transform,
-    make: { _, _ in .stage(SelectStage()) })
+    make: { values, context in .stage(try SelectStage(values, context: context)) })
+
+  /// A property to store after the others are kept, dropped and renamed.
+  private enum Assignment {
+    case template(String, Template)
+    case expression(String, Expression)
+
+    var key: String {
+      switch self {
+      case .template(let key, _), .expression(let key, _): key
+      }
+    }
+  }
+
+  private let keep: [String]?
+  private let drop: Set<String>
+  private let renames: [String: String]
+  private let assignments: [Assignment]
+  private let context: StageContext?
+  /// Per assignment, how many features lacked a property its template names.
+  private var missingCounts: [Int]
+  /// Per assignment, the first property found missing, to name in the warning.
+  private var firstMissing: [String?]
+
+  init(_ values: OptionValues, context: StageContext? = nil) throws {
+    var seen = Set<String>()
+    keep = values.list("keep")?.filter { seen.insert($0).inserted }
+    drop = Set(values.list("drop") ?? [])
+    var renames: [String: String] = [:]
+    var targets: [String: String] = [:]
+    for pair in values.pairs("rename") {
+      guard renames[pair.key] == nil else {
+        throw GeoPipeError.usage("--rename: '\(pair.key)' is renamed twice")
+      }
+      if let other = targets[pair.value] {
+        throw GeoPipeError.usage(
+          "--rename: both '\(other)' and '\(pair.key)' are renamed to '\(pair.value)'")
+      }
+      renames[pair.key] = pair.value
+      targets[pair.value] = pair.key
+    }
+    self.renames = renames
+    var assignments: [Assignment] = []
+    for pair in values.pairs("set") {
+      do {
+        assignments.append(.template(pair.key, try Template(pair.value)))
+      } catch {
+        throw GeoPipeError.usage("invalid value '\(pair.value)' for --set: \(error.message)")
+      }
+    }
+    for pair in values.pairs("compute") {
+      do {
+        assignments.append(.expression(pair.key, try Expression.parseValue(pair.value)))
+      } catch {
+        throw GeoPipeError.usage("invalid value '\(pair.value)' for --compute: \(error)")
+      }
+    }
+    self.assignments = assignments
+    missingCounts = Array(repeating: 0, count: assignments.count)
+    firstMissing = Array(repeating: nil, count: assignments.count)
+    self.context = context
+    if keep == nil && drop.isEmpty && renames.isEmpty && assignments.isEmpty {
+      throw GeoPipeError.usage(
+        "select needs at least one of --keep, --drop, --rename, --set or --compute")
+    }
+  }
 
   func process(_ feature: Feature, emit: Emit) throws {
+    var feature = feature
+    var results: [JSONValue] = []
+    results.reserveCapacity(assignments.count)
+    for (k, assignment) in assignments.enumerated() {
+      switch assignment {
+      case .template(_, let template):
+        var absent = 0
+        results.append(.string(template.render(feature.properties, missing: &absent)))
+        if absent > 0 {
+          missingCounts[k] += 1
+          if firstMissing[k] == nil {
+            firstMissing[k] = template.propertyNames.first {
+              feature.properties?[$0]?.isNull ?? true
+            }
+          }
+        }
+      case .expression(_, let expression):
+        results.append(expression.evaluate(feature))
+      }
+    }
+    if let properties = feature.properties {
+      feature.properties = reshape(properties)
+    }
+    if !assignments.isEmpty {
+      var properties = feature.properties ?? JSONObject()
+      for (assignment, value) in zip(assignments, results) {
+        properties[assignment.key] = value
+      }
+      feature.properties = properties
+    }
     try emit(feature)
   }
 
-  func finish(emit: Emit) throws {}
+  func finish(emit: Emit) throws {
+    guard let context else { return }
+    for (k, assignment) in assignments.enumerated() {
+      guard case .template(let key, let template) = assignment, missingCounts[k] > 0,
+        let name = firstMissing[k]
+      else { continue }
+      let features = missingCounts[k] == 1 ? "1 feature" : "\(missingCounts[k]) features"
+      let others = Set(template.propertyNames).count > 1 ? " (or another that it names)" : ""
+      context.diagnostics(
+        ReadDiagnostic(
+          severity: "warning",
+          message: "select --set \(key): the template's property '\(name)'\(others) is missing "
+            + "or null in \(features); it was left empty"))
+    }
+  }
+
+  /// Applies --keep, --drop and --rename.
+  private func reshape(_ properties: JSONObject) -> JSONObject {
+    var members: [JSONMember]
+    if let keep {
+      members = keep.compactMap { name in properties[name].map { JSONMember(name, $0) } }
+    } else {
+      members = properties.members
+    }
+    if !drop.isEmpty { members.removeAll { drop.contains($0.key) } }
+    if !renames.isEmpty {
+      let renamed = Set(members.compactMap { renames[$0.key] })
+      // A renamed property replaces one already called by its new name.
+      members.removeAll { renames[$0.key] == nil && renamed.contains($0.key) }
+      for k in members.indices {
+        if let name = renames[members[k].key] { members[k].key = name }
+      }
+    }
+    return JSONObject(members: members)
+  }
+
+  private static func validateNewName(_ name: String) -> ValueProblem? {
+    name.isEmpty ? ValueProblem("the new name is empty; write OLD=NEW") : nil
+  }
+
+  private static func validateTemplate(_ text: String) -> ValueProblem? {
+    do {
+      _ = try Template(text)
+      return nil
+    } catch {
+      return ValueProblem(error.message, offset: error.offset)
+    }
+  }
+
+  private static func validateExpression(_ text: String) -> ValueProblem? {
+    do {
+      _ = try Expression.parseValue(text)
+      return nil
+    } catch {
+      return ValueProblem(error.message, offset: error.offset)
+    }
+  }
 }
