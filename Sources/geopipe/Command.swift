@@ -116,13 +116,7 @@ struct Command {
       } else {
         values.string("output") == "-"
       }
-    let printer = DiagnosticPrinter(quiet: quiet)
-    let context = StageContext(
-      diagnostics: { printer.report($0) },
-      standardOutput: { bytes in
-        let out = try OutputFile(path: "-")
-        try bytes.withUnsafeBytes { try out.write($0) }
-      }, threads: Command.threads)
+    let context = Self.context(quiet: quiet)
     let counters = RunCounters()
     let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
     let inputPath =
@@ -147,13 +141,7 @@ struct Command {
           reader = try StageRegistry.openInput(path, values: values, context: context)
           stages.append(try Self.stage(from: definition.make(values, context), name: name))
         }
-        if definition.role != .sink {
-          var options = WriteOptions()
-          options.recordSeparator = values.flag("rs")
-          options.rewind = !values.flag("no-rewind")
-          options.threads = Command.threads
-          stdoutWriter = GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
-        }
+        if definition.role != .sink { stdoutWriter = try Self.standardOutputWriter(values) }
       } else {
         reader = try StageRegistry.openInput(
           values.string("input") ?? "-", values: values, context: context)
@@ -190,6 +178,27 @@ struct Command {
       Self.endOutput(stdoutWriter, with: wrapped, streamsFeatures: streamsFeatures)
       return wrapped.status.rawValue
     }
+  }
+
+  /// What stages share: diagnostics on standard error (none with --quiet but errors), reports
+  /// on standard output, and the thread count.
+  static func context(quiet: Bool) -> StageContext {
+    let printer = DiagnosticPrinter(quiet: quiet)
+    return StageContext(
+      diagnostics: { printer.report($0) },
+      standardOutput: { bytes in
+        let out = try OutputFile(path: "-")
+        try bytes.withUnsafeBytes { try out.write($0) }
+      }, threads: Command.threads)
+  }
+
+  /// The GeoJSONSeq writer for features on standard output (`--rs`, `--no-rewind`).
+  static func standardOutputWriter(_ values: OptionValues) throws -> GeoJSONSeqWriter {
+    var options = WriteOptions()
+    options.recordSeparator = values.flag("rs")
+    options.rewind = !values.flag("no-rewind")
+    options.threads = Command.threads
+    return GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
   }
 
   /// The reader a source stage built.

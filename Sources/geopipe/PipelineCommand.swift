@@ -109,26 +109,14 @@ struct PipelineCommand {
   }
 
   private func execute(_ plan: PipelinePlan, values: OptionValues, quiet: Bool) -> Int32 {
-    let printer = DiagnosticPrinter(quiet: quiet)
-    let context = StageContext(
-      diagnostics: { printer.report($0) },
-      standardOutput: { bytes in
-        let out = try OutputFile(path: "-")
-        try bytes.withUnsafeBytes { try out.write($0) }
-      }, threads: Command.threads)
+    let context = Command.context(quiet: quiet)
     let counters = RunCounters()
     let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
     let progress = showProgress ? ProgressLine(counters: counters, label: "run", total: nil) : nil
     var writer: GeoJSONSeqWriter?
     let streamsFeatures = plan.standardOutput != nil
     do {
-      if streamsFeatures {
-        var options = WriteOptions()
-        options.recordSeparator = values.flag("rs")
-        options.rewind = !values.flag("no-rewind")
-        options.threads = Command.threads
-        writer = GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
-      }
+      if streamsFeatures { writer = try Command.standardOutputWriter(values) }
       progress?.start()
       let output = writer
       let received = try PipelineRunner.run(
