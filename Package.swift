@@ -20,9 +20,13 @@ var targets: [Target] = [
     providers: [.apt(["libyaml-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
+  .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
+  .target(
+    name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(
-    name: "GeoPipeStages", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry"],
+    name: "GeoPipeStages",
+    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeClustering"],
     swiftSettings: fast),
   .target(
     name: "GeoPipePipeline", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "CYAML"],
@@ -37,6 +41,9 @@ var targets: [Target] = [
     name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeStagesTests", dependencies: ["GeoPipeStages"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeClusteringTests", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
+    swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),

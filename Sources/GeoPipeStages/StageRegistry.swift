@@ -12,6 +12,7 @@ public enum StageRegistry {
     StyleStage.definition,
     SortStage.definition,
     HeadStage.definition,
+    ClusterStage.definition,
     InfoStage.definition,
   ]
 

@@ -1,0 +1,281 @@
+import Foundation
+import GeoPipeClustering
+import GeoPipeCore
+import GeoPipeIO
+
+/// `cluster`: points clustered by zoom level, with supercluster 8.0.1's semantics.
+final class ClusterStage: Stage {
+  static let definition = StageDefinition(
+    name: "cluster",
+    abstract: "Cluster points by zoom level (supercluster's clusters, computed ahead of time).",
+    discussion: """
+      Builds supercluster's index (8.0.1 semantics: the same clusters, ids and order for the
+      same input and options) and writes the clusters and unclustered points at --zoom within
+      --bbox. Unclustered points keep their properties and id; a cluster is a Point feature
+      with id and cluster_id, point_count and point_count_abbreviated (a number below 1000,
+      else text such as "1.2k"), at the count-weighted centroid of its points. radius is in
+      pixels of a tile extent pixels wide; zooms are tile zooms.
+      Queries about one cluster: --children ID (the clusters and points one zoom finer),
+      --leaves ID (its input points; --limit, --offset) and --expansion-zoom ID (printed as
+      {"cluster_id":ID,"expansion_zoom":Z}).
+      --all-zooms writes every distinct cluster and point once, with the zooms where it is
+      visible as tippecanoe's "tippecanoe": {"minzoom", "maxzoom"} member (unclustered points
+      reach max-zoom + 1).
+      --group-by PROP clusters only points with the same value of PROP (like MapKit's
+      clusteringIdentifier); clusters carry the value, and groups are written in order of first
+      appearance. Ids stay unique: group k's ids are offset by 32 x (the points of the groups
+      before it, plus k) beyond supercluster's.
+      --aggregate PROP:FUNC,... adds PROP_FUNC to clusters (sum, min, max, mean, count over
+      member points whose value is a number; integer sums are exact), and --count-by PROP adds
+      PROP_counts, an object of member counts per value.
+      Features without geometry count in supercluster's n (they shift cluster ids) and are
+      left out with a note; other geometries than points are an error unless --points
+      centroid.
+      """,
+    examples: [
+      "geopipe read places.csv | geopipe cluster --zoom 5 | geopipe write clusters-z5.geojson",
+      "geopipe read places.geojson | geopipe cluster --zoom 8 --bbox -10,35,30,60 --radius 60",
+      "geopipe read shops.csv | geopipe cluster --zoom 12 --group-by kind --count-by kind",
+      "geopipe read places.csv | geopipe cluster --all-zooms --aggregate population:sum",
+      "geopipe read places.csv | geopipe cluster --leaves 34010 --limit 10",
+    ],
+    options: [
+      OptionSpec("zoom", .number, help: "The zoom to write clusters for (fractions are floored)."),
+      OptionSpec(
+        "bbox", .bbox, default: "-180,-90,180,90",
+        help: "With --zoom: write only items in W,S,E,N (W > E crosses the antimeridian)."),
+      OptionSpec("all-zooms", .flag, help: "Write every cluster and point once with its zooms."),
+      OptionSpec("radius", .number, default: "40", help: "Cluster radius in pixels."),
+      OptionSpec("extent", .number, default: "512", help: "Tile extent that radius is relative to."),
+      OptionSpec("min-zoom", .integer, default: "0", help: "The lowest zoom with clusters."),
+      OptionSpec("max-zoom", .integer, default: "16", help: "The highest zoom with clusters."),
+      OptionSpec("min-points", .integer, default: "2", help: "The fewest points in a cluster."),
+      OptionSpec("node-size", .integer, default: "64", help: "The kd-tree leaf size."),
+      OptionSpec("group-by", .string, help: "Cluster only points with the same value of this."),
+      OptionSpec(
+        "aggregate", .list,
+        help: "Add aggregates to clusters: PROP:FUNC with FUNC sum, min, max, mean or count."),
+      OptionSpec("count-by", .string, help: "Add PROP_counts: member counts per value of PROP."),
+      OptionSpec(
+        "points", .choice(["only", "centroid"]), default: "only",
+        help: "only: other geometries than points are an error; centroid: use their centroid."),
+      OptionSpec("children", .integer, help: "Write the children of this cluster."),
+      OptionSpec("leaves", .integer, help: "Write the input points of this cluster."),
+      OptionSpec("limit", .integer, help: "With --leaves: at most this many (default: all)."),
+      OptionSpec("offset", .integer, default: "0", help: "With --leaves: skip this many first."),
+      OptionSpec(
+        "expansion-zoom", .integer, help: "Print the zoom at which this cluster splits."),
+    ],
+    role: .transform, buffersAll: true,
+    make: { values, context in .stage(try ClusterStage(values, context: context)) })
+
+  private enum Query {
+    case zoom(Double, BBox)
+    case allZooms
+    case children(Int)
+    case leaves(Int, limit: Int?, offset: Int)
+    case expansionZoom(Int)
+  }
+
+  private let query: Query
+  private let options: ClusterOptions
+  private let groupBy: String?
+  private let aggregates: ClusterAggregates
+  private let centroids: Bool
+  private let context: StageContext
+  private var features: [Feature] = []
+  private var coordinates: [(longitude: Double, latitude: Double)?] = []
+
+  init(_ values: OptionValues, context: StageContext) throws {
+    var options = ClusterOptions()
+    options.radius = values.number("radius") ?? 40
+    options.extent = values.number("extent") ?? 512
+    options.minZoom = values.integer("min-zoom") ?? 0
+    options.maxZoom = values.integer("max-zoom") ?? 16
+    options.minPoints = values.integer("min-points") ?? 2
+    options.nodeSize = values.integer("node-size") ?? 64
+    guard options.minZoom >= 0, options.maxZoom <= 30, options.minZoom <= options.maxZoom else {
+      throw GeoPipeError.usage("zooms must satisfy 0 <= --min-zoom <= --max-zoom <= 30")
+    }
+    guard options.radius > 0, options.extent > 0 else {
+      throw GeoPipeError.usage("--radius and --extent must be positive")
+    }
+    self.options = options
+    var queries: [Query] = []
+    if let zoom = values.number("zoom") {
+      queries.append(.zoom(zoom, values.bbox("bbox") ?? BBox(west: -180, south: -90, east: 180, north: 90)))
+    }
+    if values.flag("all-zooms") { queries.append(.allZooms) }
+    if let id = values.integer("children") { queries.append(.children(id)) }
+    if let id = values.integer("leaves") {
+      let limit = values.integer("limit")
+      let offset = values.integer("offset") ?? 0
+      guard (limit ?? 0) >= 0, offset >= 0 else {
+        throw GeoPipeError.usage("--limit and --offset must be 0 or more")
+      }
+      queries.append(.leaves(id, limit: limit, offset: offset))
+    }
+    if let id = values.integer("expansion-zoom") { queries.append(.expansionZoom(id)) }
+    guard queries.count == 1, let query = queries.first else {
+      throw GeoPipeError.usage(
+        "give one of --zoom Z, --all-zooms, --children ID, --leaves ID or --expansion-zoom ID")
+    }
+    self.query = query
+    groupBy = values.string("group-by")
+    aggregates = try ClusterAggregates(values.list("aggregate") ?? [], countBy: values.string("count-by"))
+    centroids = values.string("points") == "centroid"
+    self.context = context
+  }
+
+  func process(_ feature: Feature, emit: Emit) throws {
+    let index = features.count
+    var point: (longitude: Double, latitude: Double)?
+    switch feature.geometry {
+    case .point(let p)?: point = (p.x, p.y)
+    case nil: point = nil
+    case let geometry?:
+      guard centroids else {
+        throw GeoPipeError(
+          "cluster: feature \(index) is a \(geometry.typeName), not a Point; use --points "
+            + "centroid to cluster other geometries by their centroid", status: .dataError)
+      }
+      point = Centroid.of(geometry)
+    }
+    coordinates.append(point)
+    features.append(feature)
+  }
+
+  func finish(emit: Emit) throws {
+    let missing = coordinates.count { $0 == nil }
+    if missing > 0 {
+      context.diagnostics(
+        ReadDiagnostic(
+          severity: "note",
+          message: "cluster: \(missing) feature\(missing == 1 ? "" : "s") without geometry left out "
+            + "(they still count in cluster ids, as in supercluster)"))
+    }
+    let groups = makeGroups()
+    switch query {
+    case .zoom(let zoom, let box):
+      for group in groups {
+        let items = group.index.clusters(
+          west: box.west, south: box.south, east: box.east, north: box.north, zoom: zoom)
+        for item in items { try emit(feature(item, group: group)) }
+      }
+    case .allZooms:
+      for group in groups {
+        for (item, low, high) in group.index.itemsAcrossZooms() {
+          var out = feature(item, group: group)
+          out.foreignMembers["tippecanoe"] = .object([
+            "minzoom": .integer(Int64(low)), "maxzoom": .integer(Int64(high)),
+          ])
+          try emit(out)
+        }
+      }
+    case .children(let id):
+      let group = try self.group(of: id, in: groups)
+      for item in try answer({ () throws(ClusterQueryError) in try group.index.children(of: id) }) {
+        try emit(feature(item, group: group))
+      }
+    case .leaves(let id, let limit, let offset):
+      let group = try self.group(of: id, in: groups)
+      let leaves = try answer { () throws(ClusterQueryError) in
+        try group.index.leaves(of: id, limit: limit, offset: offset)
+      }
+      for leaf in leaves { try emit(features[group.inputs[leaf]]) }
+    case .expansionZoom(let id):
+      let group = try self.group(of: id, in: groups)
+      let zoom = try answer { () throws(ClusterQueryError) in try group.index.expansionZoom(of: id) }
+      try context.standardOutput(Array("{\"cluster_id\":\(id),\"expansion_zoom\":\(zoom)}\n".utf8))
+    }
+  }
+
+  // MARK: Groups
+
+  /// The points of one group value, with their own index.
+  private struct Group {
+    var value: JSONValue?
+    /// Input feature numbers, by the group index's point numbers.
+    var inputs: [Int]
+    var index: ClusterIndex
+  }
+
+  private func makeGroups() -> [Group] {
+    guard let groupBy else {
+      return [
+        Group(
+          value: nil, inputs: Array(features.indices),
+          index: ClusterIndex(coordinates: coordinates, options: options))
+      ]
+    }
+    var order: [JSONValue] = []
+    var members: [JSONValue: [Int]] = [:]
+    for (k, feature) in features.enumerated() where coordinates[k] != nil {
+      let value = feature.properties?[groupBy] ?? .null
+      if members[value] == nil { order.append(value) }
+      members[value, default: []].append(k)
+    }
+    var base = features.count
+    var groups: [Group] = []
+    for value in order {
+      let inputs = members[value] ?? []
+      let index = ClusterIndex(
+        coordinates: inputs.map { coordinates[$0] }, options: options, idBase: base)
+      groups.append(Group(value: value, inputs: inputs, index: index))
+      base += 32 * (inputs.count + 1)
+    }
+    return groups
+  }
+
+  private func group(of id: Int, in groups: [Group]) throws -> Group {
+    // Group k's ids lie in [base_k, base_k + 32 * (points_k + 1)).
+    for group in groups.reversed() where id >= group.index.inputCount { return group }
+    throw GeoPipeError("cluster: no cluster with id \(id)", status: .dataError)
+  }
+
+  private func answer<T>(_ body: () throws(ClusterQueryError) -> T) throws -> T {
+    do {
+      return try body()
+    } catch {
+      throw GeoPipeError("cluster: \(error)", status: .dataError)
+    }
+  }
+
+  // MARK: Output
+
+  private func feature(_ item: ClusterItem, group: Group) -> Feature {
+    switch item {
+    case .point(let index):
+      return features[group.inputs[index]]
+    case .cluster(let id, let count, let longitude, let latitude):
+      var properties = JSONObject()
+      if let groupBy, let value = group.value { properties.appendUnchecked(groupBy, value) }
+      properties.appendUnchecked("cluster", .bool(true))
+      properties.appendUnchecked("cluster_id", .integer(Int64(id)))
+      properties.appendUnchecked("point_count", .integer(Int64(count)))
+      properties.appendUnchecked("point_count_abbreviated", Self.abbreviated(count))
+      if !aggregates.isEmpty {
+        let leaves = (try? group.index.leaves(of: id)) ?? []
+        let members = leaves.map { group.inputs[$0] }.sorted().map { features[$0] }
+        for member in aggregates.properties(of: members) {
+          properties[member.key] = member.value
+        }
+      }
+      return Feature(
+        id: .integer(Int64(id)), geometry: .point(Position(x: longitude, y: latitude)),
+        properties: properties)
+    }
+  }
+
+  /// supercluster's `point_count_abbreviated`: the count below 1000, else "1.2k" or "15k".
+  static func abbreviated(_ count: Int) -> JSONValue {
+    if count >= 10000 {
+      return .string("\(Int((Double(count) / 1000).rounded(.toNearestOrAwayFromZero)))k")
+    }
+    if count >= 1000 {
+      let tenths = (Double(count) / 100).rounded(.toNearestOrAwayFromZero) / 10
+      return .string(Template.text(of: .double(tenths)) + "k")
+    }
+    return .integer(Int64(count))
+  }
+}
