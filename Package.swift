@@ -40,7 +40,8 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeStagesTests", dependencies: ["GeoPipeStages"], swiftSettings: strict),
+    name: "GeoPipeStagesTests", dependencies: ["GeoPipeStages", "GeoPipeClustering"],
+    swiftSettings: strict),
   .testTarget(
     name: "GeoPipeClusteringTests", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
     swiftSettings: strict),
@@ -62,6 +63,15 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))
     products.append(.executable(name: name, targets: [name]))
   }
+}
+
+// Benchmark harnesses are built only by `make bench`, which sets GEOPIPE_BENCH=1.
+if ProcessInfo.processInfo.environment["GEOPIPE_BENCH"] != nil {
+  targets.append(
+    .executableTarget(
+      name: "ClusterBench", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
+      path: "bench/ClusterBench", swiftSettings: strict))
+  products.append(.executable(name: "ClusterBench", targets: ["ClusterBench"]))
 }
 
 let package = Package(

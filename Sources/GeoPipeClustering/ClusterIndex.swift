@@ -55,8 +55,8 @@ public final class ClusterIndex: @unchecked Sendable {
   /// Cluster ids are offset by `idBase`, by default the number of inputs (supercluster's `n`);
   /// indexes that must not share ids (one per group) take distinct bases.
   public init(
-    coordinates: [(longitude: Double, latitude: Double)?], options: ClusterOptions = ClusterOptions(),
-    idBase: Int? = nil
+    coordinates: [(longitude: Double, latitude: Double)?],
+    options: ClusterOptions = ClusterOptions(), idBase: Int? = nil
   ) {
     self.options = options
     inputCount = idBase ?? coordinates.count

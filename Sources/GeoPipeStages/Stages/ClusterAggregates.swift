@@ -84,7 +84,8 @@ struct ClusterAggregates {
       case "count": value = .integer(Int64(count))
       case "sum": value = count == 0 ? .null : exact ? .integer(integerSum) : .double(doubleSum)
       case "mean":
-        value = count == 0 ? .null : .double((exact ? Double(integerSum) : doubleSum) / Double(count))
+        value =
+          count == 0 ? .null : .double((exact ? Double(integerSum) : doubleSum) / Double(count))
       case "min": value = minimum ?? .null
       default: value = maximum ?? .null
       }

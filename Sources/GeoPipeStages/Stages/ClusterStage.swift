@@ -46,7 +46,8 @@ final class ClusterStage: Stage {
         help: "With --zoom: write only items in W,S,E,N (W > E crosses the antimeridian)."),
       OptionSpec("all-zooms", .flag, help: "Write every cluster and point once with its zooms."),
       OptionSpec("radius", .number, default: "40", help: "Cluster radius in pixels."),
-      OptionSpec("extent", .number, default: "512", help: "Tile extent that radius is relative to."),
+      OptionSpec(
+        "extent", .number, default: "512", help: "Tile extent that radius is relative to."),
       OptionSpec("min-zoom", .integer, default: "0", help: "The lowest zoom with clusters."),
       OptionSpec("max-zoom", .integer, default: "16", help: "The highest zoom with clusters."),
       OptionSpec("min-points", .integer, default: "2", help: "The fewest points in a cluster."),
@@ -103,7 +104,8 @@ final class ClusterStage: Stage {
     self.options = options
     var queries: [Query] = []
     if let zoom = values.number("zoom") {
-      queries.append(.zoom(zoom, values.bbox("bbox") ?? BBox(west: -180, south: -90, east: 180, north: 90)))
+      queries.append(
+        .zoom(zoom, values.bbox("bbox") ?? BBox(west: -180, south: -90, east: 180, north: 90)))
     }
     if values.flag("all-zooms") { queries.append(.allZooms) }
     if let id = values.integer("children") { queries.append(.children(id)) }
@@ -122,7 +124,8 @@ final class ClusterStage: Stage {
     }
     self.query = query
     groupBy = values.string("group-by")
-    aggregates = try ClusterAggregates(values.list("aggregate") ?? [], countBy: values.string("count-by"))
+    aggregates = try ClusterAggregates(
+      values.list("aggregate") ?? [], countBy: values.string("count-by"))
     centroids = values.string("points") == "centroid"
     self.context = context
   }
@@ -151,7 +154,8 @@ final class ClusterStage: Stage {
       context.diagnostics(
         ReadDiagnostic(
           severity: "note",
-          message: "cluster: \(missing) feature\(missing == 1 ? "" : "s") without geometry left out "
+          message:
+            "cluster: \(missing) feature\(missing == 1 ? "" : "s") without geometry left out "
             + "(they still count in cluster ids, as in supercluster)"))
     }
     let groups = makeGroups()
@@ -185,7 +189,8 @@ final class ClusterStage: Stage {
       for leaf in leaves { try emit(features[group.inputs[leaf]]) }
     case .expansionZoom(let id):
       let group = try self.group(of: id, in: groups)
-      let zoom = try answer { () throws(ClusterQueryError) in try group.index.expansionZoom(of: id) }
+      let zoom = try answer { () throws(ClusterQueryError) in try group.index.expansionZoom(of: id)
+      }
       try context.standardOutput(Array("{\"cluster_id\":\(id),\"expansion_zoom\":\(zoom)}\n".utf8))
     }
   }

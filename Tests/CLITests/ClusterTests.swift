@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// `geopipe cluster` through the binary, on GeoNames cities15000 with supercluster 8.0.1's
+/// answers (Fixtures/cluster/cities15000).
+@Suite("cluster command")
+struct ClusterTests {
+  static let input = CLI.fixtures("cluster/cities15000/cities15000.geojson.gz")
+
+  private func ids(_ run: Run, key: String) -> [Int] {
+    run.outLines.compactMap { line in
+      guard let data = line.data(using: .utf8),
+        let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+        let properties = object["properties"] as? [String: Any]
+      else { return nil }
+      return (properties[key] ?? properties["cluster_id"]) as? Int
+    }
+  }
+
+  @Test func writesTheClustersOfAZoom() throws {
+    let run = try geopipe(["cluster", "--zoom", "3"], stdinFile: Self.input)
+    #expect(run.status == 0, "\(run)")
+    #expect(run.outLines.count == 691)
+    #expect(
+      run.outLines.first?.hasPrefix(
+        #"{"type":"Feature","id":39709,"properties":{"cluster":true,"cluster_id":39709,"point_count":58,"point_count_abbreviated":58}"#
+      ) == true)
+    #expect(run.err.contains("3 features without geometry left out"))
+  }
+
+  @Test func answersClusterQueries() throws {
+    let leaves = try geopipe(
+      ["cluster", "--leaves", "34650", "--limit", "5", "--offset", "3"], stdinFile: Self.input)
+    #expect(leaves.status == 0, "\(leaves)")
+    #expect(
+      ids(leaves, key: "geonameid") == [1_281_105, 7_348_465, 7_348_380, 12_359_299, 1_802_441])
+    let children = try geopipe(["cluster", "--children", "34650"], stdinFile: Self.input)
+    #expect(ids(children, key: "cluster_id") == [36155, 36027, 35835])
+    let zoom = try geopipe(["cluster", "--expansion-zoom", "34650"], stdinFile: Self.input)
+    #expect(zoom.out == "{\"cluster_id\":34650,\"expansion_zoom\":1}\n")
+    let all = try geopipe(["cluster", "--leaves", "34650", "-q"], stdinFile: Self.input)
+    #expect(all.outLines.count == 5493)
+  }
+
+  @Test func rejectsWhatItCannotAnswer() throws {
+    let none = try geopipe(["cluster"], stdin: Data())
+    #expect(none.status == 64)
+    #expect(none.err.contains("give one of --zoom Z, --all-zooms"))
+    let unknown = try geopipe(["cluster", "--children", "12"], stdinFile: Self.input)
+    #expect(unknown.status == 65)
+    #expect(unknown.err.contains("no cluster with id 12"))
+    let polygon =
+      #"{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}}"#
+    let refused = try geopipe(["cluster", "--zoom", "2"], stdin: Data(polygon.utf8))
+    #expect(refused.status == 65)
+    #expect(refused.err.contains("--points centroid"))
+    let centroid = try geopipe(
+      ["cluster", "--zoom", "2", "--points", "centroid"], stdin: Data(polygon.utf8))
+    #expect(centroid.status == 0)
+    #expect(centroid.outLines.count == 1)
+  }
+}
