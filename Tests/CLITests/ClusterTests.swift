@@ -42,6 +42,15 @@ struct ClusterTests {
     #expect(all.outLines.count == 5493)
   }
 
+  /// supercluster's getTile: 91 items in 3/4/2, none in 9/270/180, and 40 in 0/0/0, which
+  /// wraps around the antimeridian on both sides.
+  @Test(arguments: [("3/4/2", 91), ("9/270/180", 0), ("0/0/0", 40)])
+  func writesTheItemsOfATile(tile: String, count: Int) throws {
+    let run = try geopipe(["cluster", "--tile", tile, "-q"], stdinFile: Self.input)
+    #expect(run.status == 0, "\(run)")
+    #expect(run.outLines.count == count)
+  }
+
   @Test func rejectsWhatItCannotAnswer() throws {
     let none = try geopipe(["cluster"], stdin: Data())
     #expect(none.status == 64)

@@ -15,7 +15,8 @@ final class ClusterStage: Stage {
       with id and cluster_id, point_count and point_count_abbreviated (a number below 1000,
       else text such as "1.2k"), at the count-weighted centroid of its points. radius is in
       pixels of a tile extent pixels wide; zooms are tile zooms.
-      Queries about one cluster: --children ID (the clusters and points one zoom finer),
+      --tile Z/X/Y writes the items of one tile as supercluster's getTile finds them (the tile
+      padded by radius/extent, wrapping around the antimeridian). Queries about one cluster: --children ID (the clusters and points one zoom finer),
       --leaves ID (its input points; --limit, --offset) and --expansion-zoom ID (printed as
       {"cluster_id":ID,"expansion_zoom":Z}).
       --all-zooms writes every distinct cluster and point once, with the zooms where it is
@@ -45,6 +46,13 @@ final class ClusterStage: Stage {
         "bbox", .bbox, default: "-180,-90,180,90",
         help: "With --zoom: write only items in W,S,E,N (W > E crosses the antimeridian)."),
       OptionSpec("all-zooms", .flag, help: "Write every cluster and point once with its zooms."),
+      OptionSpec(
+        "tile", .string,
+        validate: { text in
+          ClusterStage.tileAddress(text) == nil
+            ? ValueProblem("expected Z/X/Y with 0 <= X, Y < 2^Z") : nil
+        },
+        help: "Write the items of tile Z/X/Y, with supercluster's radius/extent buffer."),
       OptionSpec("radius", .number, default: "40", help: "Cluster radius in pixels."),
       OptionSpec(
         "extent", .number, default: "512", help: "Tile extent that radius is relative to."),
@@ -73,6 +81,7 @@ final class ClusterStage: Stage {
   private enum Query {
     case zoom(Double, BBox)
     case allZooms
+    case tile(z: Int, x: Int, y: Int)
     case children(Int)
     case leaves(Int, limit: Int?, offset: Int)
     case expansionZoom(Int)
@@ -108,6 +117,9 @@ final class ClusterStage: Stage {
         .zoom(zoom, values.bbox("bbox") ?? BBox(west: -180, south: -90, east: 180, north: 90)))
     }
     if values.flag("all-zooms") { queries.append(.allZooms) }
+    if let text = values.string("tile"), let (z, x, y) = Self.tileAddress(text) {
+      queries.append(.tile(z: z, x: x, y: y))
+    }
     if let id = values.integer("children") { queries.append(.children(id)) }
     if let id = values.integer("leaves") {
       let limit = values.integer("limit")
@@ -120,7 +132,8 @@ final class ClusterStage: Stage {
     if let id = values.integer("expansion-zoom") { queries.append(.expansionZoom(id)) }
     guard queries.count == 1, let query = queries.first else {
       throw GeoPipeError.usage(
-        "give one of --zoom Z, --all-zooms, --children ID, --leaves ID or --expansion-zoom ID")
+        "give one of --zoom Z, --all-zooms, --tile Z/X/Y, --children ID, --leaves ID or "
+          + "--expansion-zoom ID")
     }
     self.query = query
     groupBy = values.string("group-by")
@@ -175,6 +188,16 @@ final class ClusterStage: Stage {
           ])
           try emit(out)
         }
+      }
+    case .tile(let z, let x, let y):
+      for group in groups {
+        let items = group.index.tile(zoom: z, x: x, y: y) { index in
+          guard case .point(let p)? = features[group.inputs[index]].geometry else {
+            return self.coordinates[group.inputs[index]] ?? (0, 0)
+          }
+          return (p.x, p.y)
+        }
+        for entry in items ?? [] { try emit(feature(entry.item, group: group)) }
       }
     case .children(let id):
       let group = try self.group(of: id, in: groups)
@@ -270,6 +293,16 @@ final class ClusterStage: Stage {
         id: .integer(Int64(id)), geometry: .point(Position(x: longitude, y: latitude)),
         properties: properties)
     }
+  }
+
+  /// `Z/X/Y` as numbers, when it names a tile.
+  static func tileAddress(_ text: String) -> (Int, Int, Int)? {
+    let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+    guard parts.count == 3, let z = parts[0], let x = parts[1], let y = parts[2],
+      (0...30).contains(z),
+      x >= 0, y >= 0, x < 1 << z, y < 1 << z
+    else { return nil }
+    return (z, x, y)
   }
 
   /// supercluster's `point_count_abbreviated`: the count below 1000, else "1.2k" or "15k".
