@@ -18,7 +18,14 @@ var targets: [Target] = [
   .systemLibrary(
     name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
     providers: [.apt(["libyaml-dev"])]),
+  .systemLibrary(
+    name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
+    providers: [.apt(["libsqlite3-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
+  .target(name: "GeoPipeSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+  .target(
+    name: "GeoPipeGeocoding", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite"],
+    swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(
@@ -26,7 +33,9 @@ var targets: [Target] = [
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(
     name: "GeoPipeStages",
-    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeClustering"],
+    dependencies: [
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeClustering", "GeoPipeGeocoding",
+    ],
     swiftSettings: fast),
   .target(
     name: "GeoPipePipeline", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "CYAML"],
@@ -45,6 +54,8 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeClusteringTests", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
     swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),

@@ -118,8 +118,10 @@ public final class OutputFile: ByteSink {
 public enum TemporaryFiles {
   private static let paths = Mutex<Set<String>>([])
 
-  static func register(_ path: String) { paths.withLock { _ = $0.insert(path) } }
-  static func unregister(_ path: String) { paths.withLock { _ = $0.remove(path) } }
+  /// Adds a temporary file to remove on an interrupt.
+  public static func register(_ path: String) { paths.withLock { _ = $0.insert(path) } }
+  /// Forgets a temporary file (renamed into place or removed).
+  public static func unregister(_ path: String) { paths.withLock { _ = $0.remove(path) } }
 
   /// Removes every temporary file still registered (called on SIGINT/SIGTERM).
   public static func removeAll() {

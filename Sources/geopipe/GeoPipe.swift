@@ -27,6 +27,7 @@ enum GeoPipe {
         return 0
       }
       if words.count > 1 {
+        if words[1] == "gazetteer" { return GazetteerCommand(words: ["--help"]).run() }
         if PipelineCommand.abstracts[words[1]] != nil {
           return PipelineCommand(name: words[1], words: ["--help"]).run()
         }
@@ -40,10 +41,11 @@ enum GeoPipe {
     default:
       break
     }
+    if first == "gazetteer" { return GazetteerCommand(words: Array(words.dropFirst())).run() }
     if PipelineCommand.abstracts[first] != nil {
       return PipelineCommand(name: first, words: Array(words.dropFirst())).run()
     }
-    let names = StageRegistry.all.map(\.name) + ["convert", "run", "check"]
+    let names = StageRegistry.all.map(\.name) + ["convert", "run", "check", "gazetteer"]
     guard names.contains(first) else {
       let hint =
         Suggestions.closest(to: first, among: names).map { "; did you mean '\($0)'?" } ?? ""

@@ -1,0 +1,339 @@
+import Foundation
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeSQLite
+
+/// The GeoNames dump files a gazetteer is built from.
+public struct GazetteerSources: Sendable {
+  /// A geoname-table file (`cities15000.txt`, `cities500.txt`, `allCountries.txt`; or `.gz`).
+  public var geonames: String
+  /// `admin1CodesASCII.txt`.
+  public var admin1: String?
+  /// `countryInfo.txt`.
+  public var countries: String?
+  /// `alternateNamesV2.txt` (optional).
+  public var alternateNames: String?
+
+  /// Creates a set of sources.
+  public init(geonames: String, admin1: String?, countries: String?, alternateNames: String? = nil)
+  {
+    self.geonames = geonames
+    self.admin1 = admin1
+    self.countries = countries
+    self.alternateNames = alternateNames
+  }
+}
+
+/// Builds a gazetteer file from GeoNames dumps, atomically: everything is written to a
+/// temporary file beside the target, which replaces the target only once complete, so a
+/// failed or interrupted build leaves an existing gazetteer untouched.
+///
+/// Populated places (feature class P) become places; rows of admin areas and countries
+/// (class A), when the dump has them, give those areas their points. Each admin1 area and
+/// country becomes a row too, with its population (the country's own, or the sum of the
+/// area's places) and a point: its own row's, else its capital's (countries, by the capital's
+/// name in countryInfo), else its most populous place's.
+public enum GazetteerBuilder {
+  /// Builds `path`; `progress` hears what is happening.
+  @discardableResult
+  public static func build(
+    _ sources: GazetteerSources, to path: String, progress: @escaping (String) -> Void = { _ in }
+  ) throws -> [String: String] {
+    let url = URL(fileURLWithPath: path)
+    let folder = url.deletingLastPathComponent().path
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    else {
+      throw GeoPipeError("cannot create \(path): no folder \(folder)", status: .cannotCreate)
+    }
+    let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
+    TemporaryFiles.register(temporary)
+    defer { TemporaryFiles.unregister(temporary) }
+    try? FileManager.default.removeItem(atPath: temporary)
+    do {
+      var counts: [String: String] = [:]
+      do {
+        let database = try SQLiteDatabase(path: temporary, create: true)
+        var builder = Builder(database: database, progress: progress)
+        try builder.run(sources)
+        counts = builder.meta
+      }
+      guard rename(temporary, path) == 0 else {
+        throw GeoPipeError(
+          "cannot create \(path): \(String(cString: strerror(errno)))", status: .cannotCreate)
+      }
+      return counts
+    } catch {
+      try? FileManager.default.removeItem(atPath: temporary)
+      if let failure = error as? SQLiteError {
+        throw GeoPipeError("cannot build \(path): \(failure.message)", status: .cannotCreate)
+      }
+      throw error
+    }
+  }
+}
+
+/// The state of one build.
+private struct Builder {
+  let database: SQLiteDatabase
+  let progress: (String) -> Void
+  var meta: [String: String] = [:]
+
+  struct Country {
+    var iso: String
+    var iso3: String
+    var name: String
+    var capital: String
+    var population: Int64
+    var geonameid: Int64
+    var continent: String
+  }
+
+  struct Area {
+    var population: Int64 = 0
+    var biggest: (id: Int64, population: Int64, latitude: Double, longitude: Double)?
+    var capital: (id: Int64, population: Int64, latitude: Double, longitude: Double)?
+    var ownPoint: (latitude: Double, longitude: Double)?
+  }
+
+  init(database: SQLiteDatabase, progress: @escaping (String) -> Void) {
+    self.database = database
+    self.progress = progress
+  }
+
+  mutating func run(_ sources: GazetteerSources) throws {
+    try database.execute(GazetteerSchema.create)
+    try database.execute(
+      """
+      CREATE TABLE countries (
+        iso TEXT PRIMARY KEY, iso3 TEXT NOT NULL, name TEXT NOT NULL, capital TEXT NOT NULL,
+        population INTEGER NOT NULL, continent TEXT NOT NULL);
+      CREATE TABLE admin1 (
+        country_code TEXT NOT NULL, admin1_code TEXT NOT NULL, name TEXT NOT NULL,
+        asciiname TEXT NOT NULL, geonameid INTEGER NOT NULL,
+        PRIMARY KEY (country_code, admin1_code));
+      CREATE UNIQUE INDEX names_unique ON names (place_id, folded);
+      """)
+    let countries = try sources.countries.map(readCountries) ?? [:]
+    let admin1 = try sources.admin1.map(readAdmin1) ?? [:]
+    try database.execute("BEGIN")
+    var areas: [String: Area] = [:]
+    var nations: [String: Area] = [:]
+    var byGeonameid: [Int64: Int64] = [:]
+    let capitals = Dictionary(
+      countries.values.map { ($0.iso, NameFolding.fold($0.capital)) },
+      uniquingKeysWith: { a, _ in a })
+    let adminIds = Set(admin1.values.map(\.geonameid)).subtracting([0])
+    let countryIds = Set(countries.values.map(\.geonameid)).subtracting([0])
+    let file = try TabFile(path: sources.geonames)
+    progress("reading \(sources.geonames)")
+    let insertPlace = try database.statement(
+      """
+      INSERT INTO places (kind, geonameid, name, latitude, longitude, feature_class, feature_code,
+        country_code, admin1_code, population, point_source)
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+      """)
+    var places = 0
+    var names = 0
+    while let fields = try file.next() {
+      guard fields.count >= 15 else {
+        throw file.error(
+          "expected 19 tab-separated columns (the geoname table), found \(fields.count)")
+      }
+      guard let geonameid = Int64(fields[0]), let latitude = Double(fields[4]),
+        let longitude = Double(fields[5]), (-90...90).contains(latitude),
+        (-180...180).contains(longitude)
+      else { throw file.error("invalid geonameid or coordinates") }
+      let featureClass = String(fields[6])
+      let country = String(fields[8])
+      let admin = String(fields[10])
+      let population = Int64(fields[14]) ?? 0
+      let key = country + "." + admin
+      if featureClass == "A" {
+        if adminIds.contains(geonameid) {
+          areas[key, default: Area()].ownPoint = (latitude, longitude)
+        }
+        if countryIds.contains(geonameid) {
+          nations[country, default: Area()].ownPoint = (latitude, longitude)
+        }
+        continue
+      }
+      guard featureClass == "P" || featureClass.isEmpty else { continue }
+      insertPlace.reset()
+      try insertPlace.bind(
+        .text("place"), .integer(geonameid), .text(String(fields[1])), .real(latitude),
+        .real(longitude), .text(featureClass.isEmpty ? "P" : featureClass),
+        .text(String(fields[7])), .text(country), .text(admin), .integer(population),
+        .text("own row"))
+      try insertPlace.run()
+      let id = database.lastInsertedRowID
+      byGeonameid[geonameid] = id
+      places += 1
+      names += try insertNames(
+        id, primary: [String(fields[1]), String(fields[2])],
+        alternates: fields[3].split(separator: ",").map(String.init))
+      let point = (id, population, latitude, longitude)
+      for (dictionaryKey, isCountry) in [(key, false), (country, true)] {
+        var area = (isCountry ? nations[dictionaryKey] : areas[dictionaryKey]) ?? Area()
+        area.population += population
+        if area.biggest.map({ population > $0.population }) ?? true { area.biggest = point }
+        if isCountry, capitals[country] == NameFolding.fold(String(fields[1])),
+          area.capital.map({ population > $0.population }) ?? true
+        {
+          area.capital = point
+        }
+        if isCountry { nations[dictionaryKey] = area } else { areas[dictionaryKey] = area }
+      }
+      if places % 50000 == 0 { progress("\(places) places") }
+    }
+    meta["places"] = String(places)
+    var areaCount = 0
+    for (key, info) in admin1.sorted(by: { $0.key < $1.key }) {
+      let area = areas[key] ?? Area()
+      guard let (latitude, longitude, source) = point(of: area, capitalFirst: false) else {
+        continue
+      }
+      let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+      try database.statement("INSERT INTO admin1 VALUES (?1, ?2, ?3, ?4, ?5)")
+        .bind(
+          .text(parts[0]), .text(parts.count > 1 ? parts[1] : ""), .text(info.name),
+          .text(info.asciiname), .integer(info.geonameid)
+        ).run()
+      insertPlace.reset()
+      try insertPlace.bind(
+        .text("admin1"), .integer(info.geonameid), .text(info.name), .real(latitude),
+        .real(longitude), .text("A"), .text("ADM1"), .text(parts[0]),
+        .text(parts.count > 1 ? parts[1] : ""), .integer(area.population), .text(source))
+      try insertPlace.run()
+      let id = database.lastInsertedRowID
+      names += try insertNames(id, primary: [info.name, info.asciiname], alternates: [])
+      if info.geonameid != 0 { byGeonameid[info.geonameid] = id }
+      areaCount += 1
+    }
+    meta["admin1"] = String(areaCount)
+    var countryCount = 0
+    for country in countries.values.sorted(by: { $0.iso < $1.iso }) {
+      try database.statement("INSERT INTO countries VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+        .bind(
+          .text(country.iso), .text(country.iso3), .text(country.name), .text(country.capital),
+          .integer(country.population), .text(country.continent)
+        ).run()
+      let area = nations[country.iso] ?? Area()
+      guard let (latitude, longitude, source) = point(of: area, capitalFirst: true) else {
+        continue
+      }
+      insertPlace.reset()
+      try insertPlace.bind(
+        .text("country"), .integer(country.geonameid), .text(country.name), .real(latitude),
+        .real(longitude), .text("A"), .text("PCLI"), .text(country.iso), .text(""),
+        .integer(max(country.population, area.population)), .text(source))
+      try insertPlace.run()
+      let id = database.lastInsertedRowID
+      names += try insertNames(id, primary: [country.name], alternates: [])
+      if country.geonameid != 0 { byGeonameid[country.geonameid] = id }
+      countryCount += 1
+    }
+    meta["countries"] = String(countryCount)
+    if let path = sources.alternateNames {
+      names += try readAlternateNames(path, places: byGeonameid)
+    }
+    meta["names"] = String(names)
+    progress("indexing \(names) names")
+    try database.execute(GazetteerSchema.indexes)
+    meta["schema_version"] = GazetteerSchema.version
+    meta["built_at"] = ISO8601DateFormatter().string(from: Date())
+    meta["sources"] = [sources.geonames, sources.admin1, sources.countries, sources.alternateNames]
+      .compactMap { $0.map { URL(fileURLWithPath: $0).lastPathComponent } }.joined(separator: ", ")
+    meta["attribution"] = Gazetteer.attribution
+    for (key, value) in meta {
+      try database.statement("INSERT INTO meta VALUES (?1, ?2)").bind(.text(key), .text(value))
+        .run()
+    }
+    try database.execute("COMMIT")
+  }
+
+  /// An area's point and where it comes from.
+  private func point(of area: Area, capitalFirst: Bool) -> (Double, Double, String)? {
+    if let own = area.ownPoint { return (own.latitude, own.longitude, "own row") }
+    if capitalFirst, let capital = area.capital {
+      return (capital.latitude, capital.longitude, "capital")
+    }
+    if let biggest = area.biggest {
+      return (biggest.latitude, biggest.longitude, "most populous place")
+    }
+    return nil
+  }
+
+  /// Inserts a place's names once per folded form; returns how many were new.
+  private func insertNames(_ id: Int64, primary: [String], alternates: [String]) throws -> Int {
+    var count = 0
+    let insert = try database.statement(
+      "INSERT OR IGNORE INTO names (place_id, name, folded, is_primary) VALUES (?1, ?2, ?3, ?4)")
+    for (k, name) in (primary + alternates).enumerated() {
+      let folded = NameFolding.fold(name)
+      guard !folded.isEmpty else { continue }
+      insert.reset()
+      try insert.bind(.integer(id), .text(name), .text(folded), .integer(k < primary.count ? 1 : 0))
+      try insert.run()
+      count += Int(database.changes)
+    }
+    return count
+  }
+
+  private func readCountries(_ path: String) throws -> [String: Country] {
+    let file = try TabFile(path: path)
+    var result: [String: Country] = [:]
+    while let fields = try file.next() {
+      guard fields.count >= 17 else {
+        throw file.error("expected the columns of countryInfo.txt, found \(fields.count)")
+      }
+      guard fields[16].isEmpty || Int64(fields[16]) != nil else {
+        throw file.error("invalid geonameid '\(fields[16])'")
+      }
+      let geonameid = Int64(fields[16]) ?? 0
+      let iso = String(fields[0])
+      result[iso] = Country(
+        iso: iso, iso3: String(fields[1]), name: String(fields[4]), capital: String(fields[5]),
+        population: Int64(fields[7]) ?? 0, geonameid: geonameid, continent: String(fields[8]))
+    }
+    return result
+  }
+
+  private func readAdmin1(_ path: String) throws -> [String: (
+    name: String, asciiname: String, geonameid: Int64
+  )] {
+    let file = try TabFile(path: path)
+    var result: [String: (String, String, Int64)] = [:]
+    while let fields = try file.next() {
+      guard fields.count >= 3, fields.count < 4 || fields[3].isEmpty || Int64(fields[3]) != nil
+      else {
+        throw file.error("expected code, name, asciiname and geonameid (admin1CodesASCII.txt)")
+      }
+      // Rebuilt dumps may leave the geonameid empty: 0 stands for unknown.
+      let geonameid = fields.count > 3 ? Int64(fields[3]) ?? 0 : 0
+      result[String(fields[0])] = (String(fields[1]), String(fields[2]), geonameid)
+    }
+    return result
+  }
+
+  /// Adds names from alternateNamesV2.txt to the places it names, leaving out codes that are
+  /// not names (links, postal codes, airport codes) and historic names.
+  private func readAlternateNames(_ path: String, places: [Int64: Int64]) throws -> Int {
+    let skipped: Set<Substring> = [
+      "link", "post", "iata", "icao", "faac", "fr_1793", "unlc", "wkdt", "tcid",
+    ]
+    let file = try TabFile(path: path)
+    progress("reading \(path)")
+    var count = 0
+    while let fields = try file.next() {
+      guard fields.count >= 4, let geonameid = Int64(fields[1]) else {
+        throw file.error("expected the columns of alternateNamesV2.txt")
+      }
+      guard let id = places[geonameid], !skipped.contains(fields[2]) else { continue }
+      if fields.count > 7 && fields[7] == "1" { continue }
+      count += try insertNames(id, primary: [], alternates: [String(fields[3])])
+    }
+    return count
+  }
+}

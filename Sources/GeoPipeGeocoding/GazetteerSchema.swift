@@ -1,0 +1,57 @@
+/// The gazetteer file's tables.
+///
+/// - `meta`: key/value facts: `schema_version`, `built_at`, `sources`, counts and the GeoNames
+///   attribution.
+/// - `places`: every place, admin1 area and country (`kind`), with its point, codes and
+///   population. An area's point is its own row when the dump has one, else its capital or
+///   most populous place (`point_source`).
+/// - `names`: every name of every place (primary, ASCII and alternate), with its folded form
+///   (`NameFolding`) indexed for exact lookups; `names_fts` (tokens, with prefix indexes) and
+///   `names_trigram` (trigrams, for typo candidates) index the folded forms.
+/// - `places_rtree`: an R*Tree over the points of populated places.
+enum GazetteerSchema {
+  static let version = "1"
+
+  static let create = """
+    PRAGMA journal_mode = OFF;
+    PRAGMA synchronous = OFF;
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE places (
+      id INTEGER PRIMARY KEY,
+      kind TEXT NOT NULL,
+      geonameid INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      latitude REAL NOT NULL,
+      longitude REAL NOT NULL,
+      feature_class TEXT NOT NULL,
+      feature_code TEXT NOT NULL,
+      country_code TEXT NOT NULL,
+      admin1_code TEXT NOT NULL,
+      population INTEGER NOT NULL,
+      point_source TEXT NOT NULL
+    );
+    CREATE TABLE names (
+      id INTEGER PRIMARY KEY,
+      place_id INTEGER NOT NULL,
+      name TEXT NOT NULL,
+      folded TEXT NOT NULL,
+      is_primary INTEGER NOT NULL
+    );
+    """
+
+  static let indexes = """
+    CREATE INDEX names_by_folded ON names (folded);
+    CREATE INDEX names_by_place ON names (place_id);
+    CREATE INDEX places_by_area ON places (country_code, admin1_code);
+    CREATE VIRTUAL TABLE names_fts USING fts5 (
+      folded, content = 'names', content_rowid = 'id', prefix = '1 2 3', detail = 'column');
+    INSERT INTO names_fts (rowid, folded) SELECT id, folded FROM names;
+    CREATE VIRTUAL TABLE names_trigram USING fts5 (
+      folded, content = 'names', content_rowid = 'id', tokenize = 'trigram', detail = 'none');
+    INSERT INTO names_trigram (rowid, folded) SELECT id, folded FROM names;
+    CREATE VIRTUAL TABLE places_rtree USING rtree (id, min_lat, max_lat, min_lon, max_lon);
+    INSERT INTO places_rtree SELECT id, latitude, latitude, longitude, longitude
+      FROM places WHERE kind = 'place';
+    ANALYZE;
+    """
+}
