@@ -30,6 +30,17 @@ extension ClusterIndex {
   public func clusters(west: Double, south: Double, east: Double, north: Double, zoom: Double)
     -> [ClusterItem]
   {
+    var result: [ClusterItem] = []
+    clusters(west: west, south: south, east: east, north: north, zoom: zoom) { result.append($0) }
+    return result
+  }
+
+  /// Calls `visit` with the items in a box at a zoom, in `clusters(...)`'s order, without
+  /// collecting them.
+  public func clusters(
+    west: Double, south: Double, east: Double, north: Double, zoom: Double,
+    _ visit: (ClusterItem) -> Void
+  ) {
     var minLng = Self.jsRemainder(Self.jsRemainder(west + 180, 360) + 360, 360) - 180
     let minLat = max(-90, min(90, south))
     var maxLng =
@@ -39,18 +50,17 @@ extension ClusterIndex {
       minLng = -180
       maxLng = 180
     } else if minLng > maxLng {
-      return clusters(west: minLng, south: minLat, east: 180, north: maxLat, zoom: zoom)
-        + clusters(west: -180, south: minLat, east: maxLng, north: maxLat, zoom: zoom)
+      clusters(west: minLng, south: minLat, east: 180, north: maxLat, zoom: zoom, visit)
+      clusters(west: -180, south: minLat, east: maxLng, north: maxLat, zoom: zoom, visit)
+      return
     }
-    guard let level = levels[limitZoom(zoom)] else { return [] }
-    var result: [ClusterItem] = []
+    guard let level = levels[limitZoom(zoom)] else { return }
     level.tree.range(
       minX: Projection.x(longitude: minLng), minY: Projection.y(latitude: maxLat),
       maxX: Projection.x(longitude: maxLng), maxY: Projection.y(latitude: minLat)
     ) { position in
-      result.append(item(Int(level.members[position])))
+      visit(item(Int(level.members[position])))
     }
-    return result
   }
 
   /// The items one zoom finer that form a cluster (supercluster's `getChildren`).

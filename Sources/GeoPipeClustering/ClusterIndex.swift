@@ -82,11 +82,19 @@ public final class ClusterIndex: @unchecked Sendable {
   }
 
   private func makeLevel(_ members: [UInt32]) -> Level {
-    Level(
-      members: members,
-      tree: KDBush(
-        xs: members.lazy.map { self.entries.x[Int($0)] },
-        ys: members.lazy.map { self.entries.y[Int($0)] }, nodeSize: options.nodeSize))
+    let coordinates = [Float](unsafeUninitializedCapacity: members.count * 2) { buffer, count in
+      entries.x.withUnsafeBufferPointer { xs in
+        entries.y.withUnsafeBufferPointer { ys in
+          for (k, member) in members.enumerated() {
+            buffer[2 * k] = Float(xs[Int(member)])
+            buffer[2 * k + 1] = Float(ys[Int(member)])
+          }
+        }
+      }
+      count = members.count * 2
+    }
+    return Level(
+      members: members, tree: KDBush(coordinates: coordinates, nodeSize: options.nodeSize))
   }
 
   /// Clusters the items of the level above `zoom` (supercluster's `_cluster`).
@@ -96,46 +104,72 @@ public final class ClusterIndex: @unchecked Sendable {
     let mark = Int8(zoom)
     var next: [UInt32] = []
     next.reserveCapacity(level.members.count)
+    // Clusters formed at this zoom; they join `entries` after the loop, which only reads and
+    // marks the entries of the level above.
+    var formed = Entries()
+    let firstNew = entries.size
     var neighbours: [Int] = []
+    // The marks and parents are taken out of `entries` while the loop writes them, so that the
+    // reads of the coordinates and counts do not overlap a write to the same storage.
+    var zoomMarks = entries.zoom
+    var parentIds = entries.parent
+    entries.zoom = []
+    entries.parent = []
+    let allX = entries.x
+    let allY = entries.y
+    let allCounts = entries.count
     level.members.withUnsafeBufferPointer { members in
-      for i in 0..<members.count {
-        let e = Int(members[i])
-        if entries.zoom[e] <= mark { continue }
-        entries.zoom[e] = mark
-        let x = entries.x[e]
-        let y = entries.y[e]
-        neighbours.removeAll(keepingCapacity: true)
-        level.tree.within(x: x, y: y, radius: r) { neighbours.append(Int(members[$0])) }
-        let originCount = entries.count[e]
-        var count = originCount
-        for k in neighbours where entries.zoom[k] > mark { count += entries.count[k] }
-        if count > originCount && count >= minPoints {
-          var wx = x * Double(originCount)
-          var wy = y * Double(originCount)
-          let id = (i << 5) + (zoom + 1) + inputCount
-          for k in neighbours {
-            if entries.zoom[k] <= mark { continue }
-            entries.zoom[k] = mark
-            let n = Double(entries.count[k])
-            wx += entries.x[k] * n
-            wy += entries.y[k] * n
-            entries.parent[k] = id
-          }
-          entries.parent[e] = id
-          next.append(UInt32(entries.size))
-          entries.append(
-            x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
-        } else {
-          next.append(UInt32(e))
-          if count > 1 {
-            for k in neighbours where entries.zoom[k] > mark {
-              entries.zoom[k] = mark
-              next.append(UInt32(k))
+      allX.withUnsafeBufferPointer { xs in
+        allY.withUnsafeBufferPointer { ys in
+          allCounts.withUnsafeBufferPointer { counts in
+            zoomMarks.withUnsafeMutableBufferPointer { zooms in
+              parentIds.withUnsafeMutableBufferPointer { parents in
+                for i in 0..<members.count {
+                  let e = Int(members[i])
+                  if zooms[e] <= mark { continue }
+                  zooms[e] = mark
+                  let x = xs[e]
+                  let y = ys[e]
+                  neighbours.removeAll(keepingCapacity: true)
+                  level.tree.within(x: x, y: y, radius: r) { neighbours.append(Int(members[$0])) }
+                  let originCount = counts[e]
+                  var count = originCount
+                  for k in neighbours where zooms[k] > mark { count += counts[k] }
+                  if count > originCount && count >= minPoints {
+                    var wx = x * Double(originCount)
+                    var wy = y * Double(originCount)
+                    let id = (i << 5) + (zoom + 1) + inputCount
+                    for k in neighbours {
+                      if zooms[k] <= mark { continue }
+                      zooms[k] = mark
+                      let n = Double(counts[k])
+                      wx += xs[k] * n
+                      wy += ys[k] * n
+                      parents[k] = id
+                    }
+                    parents[e] = id
+                    next.append(UInt32(firstNew + formed.size))
+                    formed.append(
+                      x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
+                  } else {
+                    next.append(UInt32(e))
+                    if count > 1 {
+                      for k in neighbours where zooms[k] > mark {
+                        zooms[k] = mark
+                        next.append(UInt32(k))
+                      }
+                    }
+                  }
+                }
+              }
             }
           }
         }
       }
     }
+    entries.zoom = zoomMarks
+    entries.parent = parentIds
+    entries.append(contentsOf: formed)
     return next
   }
 }
@@ -162,6 +196,15 @@ struct Entries {
     ident.reserveCapacity(n)
     parent.reserveCapacity(n)
     zoom.reserveCapacity(n)
+  }
+
+  mutating func append(contentsOf other: Entries) {
+    x += other.x
+    y += other.y
+    count += other.count
+    ident += other.ident
+    parent += other.parent
+    zoom += other.zoom
   }
 
   mutating func append(x: Double, y: Double, count: Int, ident: Int) {

@@ -16,16 +16,24 @@ public struct KDBush: Sendable {
 
   /// Creates an index of the given points, numbered in order from 0.
   public init(xs: some Collection<Double>, ys: some Collection<Double>, nodeSize: Int = 64) {
-    self.nodeSize = min(max(nodeSize, 2), 65535)
-    let count = xs.count
-    var ids = [UInt32](repeating: 0, count: count)
-    var coords = [Float](repeating: 0, count: count * 2)
-    var k = 0
+    var coords: [Float] = []
+    coords.reserveCapacity(xs.count * 2)
     for (x, y) in zip(xs, ys) {
-      ids[k] = UInt32(k)
-      coords[2 * k] = Float(x)
-      coords[2 * k + 1] = Float(y)
-      k += 1
+      coords.append(Float(x))
+      coords.append(Float(y))
+    }
+    self.init(coordinates: coords, nodeSize: nodeSize)
+  }
+
+  /// Creates an index of points given as x, y pairs (`Float`, as kdbush's `Float32Array`),
+  /// numbered in order from 0.
+  public init(coordinates: [Float], nodeSize: Int = 64) {
+    self.nodeSize = min(max(nodeSize, 2), 65535)
+    let count = coordinates.count / 2
+    var coords = coordinates
+    var ids = [UInt32](unsafeUninitializedCapacity: count) { buffer, initialized in
+      for k in 0..<count { buffer[k] = UInt32(k) }
+      initialized = count
     }
     let leaf = self.nodeSize
     ids.withUnsafeMutableBufferPointer { ids in
@@ -49,6 +57,7 @@ public struct KDBush: Sendable {
   }
 
   /// Calls `visit` with each item inside the box, in kdbush's order.
+  @inlinable
   public func range(
     minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int) -> Void
   ) {
@@ -96,6 +105,7 @@ public struct KDBush: Sendable {
   }
 
   /// Calls `visit` with each item within distance `r` of (qx, qy), in kdbush's order.
+  @inlinable
   public func within(x qx: Double, y qy: Double, radius r: Double, _ visit: (Int) -> Void) {
     let r2 = r * r
     ids.withUnsafeBufferPointer { ids in

@@ -175,9 +175,14 @@ final class ClusterStage: Stage {
     switch query {
     case .zoom(let zoom, let box):
       for group in groups {
-        let items = group.index.clusters(
-          west: box.west, south: box.south, east: box.east, north: box.north, zoom: zoom)
-        for item in items { try emit(feature(item, group: group)) }
+        var failure: (any Error)?
+        group.index.clusters(
+          west: box.west, south: box.south, east: box.east, north: box.north, zoom: zoom
+        ) { item in
+          guard failure == nil else { return }
+          do { try emit(feature(item, group: group)) } catch { failure = error }
+        }
+        if let failure { throw failure }
       }
     case .allZooms:
       for group in groups {
