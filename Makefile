@@ -5,9 +5,9 @@ FUZZ_SECONDS ?= 60
 BIN := .build/debug/geopipe
 RELEASE_BIN := .build/release/geopipe
 
-.PHONY: all deps build release demo test bench fuzz lint clean
+.PHONY: all deps build release gazetteer demo test bench fuzz lint clean
 
-all: build
+all: build gazetteer
 
 deps:
 	@Scripts/install-deps.sh
@@ -17,6 +17,11 @@ build: deps
 
 release: deps
 	$(SWIFT) build -c release
+
+# The default gazetteer (GeoNames cities15000, shipped in Data/geonames) that geocode,
+# reverse-geocode and search use when no --gazetteer is given.
+gazetteer: build
+	$(BIN) gazetteer build --default
 
 demo: build
 	Scripts/demo.sh $(BIN)
@@ -28,6 +33,7 @@ test: deps
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/cluster.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -47,6 +47,10 @@ public enum GazetteerBuilder {
     else {
       throw GeoPipeError("cannot create \(path): no folder \(folder)", status: .cannotCreate)
     }
+    guard access(folder, W_OK) == 0 else {
+      throw GeoPipeError(
+        "cannot create \(path): the folder \(folder) is not writable", status: .cannotCreate)
+    }
     let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
     TemporaryFiles.register(temporary)
     defer { TemporaryFiles.unregister(temporary) }

@@ -12,7 +12,10 @@ public enum StageRegistry {
     StyleStage.definition,
     SortStage.definition,
     HeadStage.definition,
+    GeocodeStage.definition,
+    SearchStage.definition,
     ClusterStage.definition,
+    ReverseGeocodeStage.definition,
     InfoStage.definition,
   ]
 

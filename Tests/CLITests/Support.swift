@@ -110,11 +110,12 @@ func geopipe(
 /// Runs `script` with `/bin/sh -c`; `$GEOPIPE` names the binary under test.
 @discardableResult
 func shell(
-  _ script: String, in directory: URL, sourceLocation: SourceLocation = #_sourceLocation
+  _ script: String, in directory: URL, stdin: Data? = nil,
+  sourceLocation: SourceLocation = #_sourceLocation
 ) throws -> Run {
   let binary = try CLI.requireBinary(sourceLocation: sourceLocation)
   return try runProcess(
-    URL(fileURLWithPath: "/bin/sh"), ["-c", script], stdin: nil, in: directory,
+    URL(fileURLWithPath: "/bin/sh"), ["-c", script], stdin: stdin, in: directory,
     environment: ["GEOPIPE": binary.path])
 }
 
@@ -564,5 +565,22 @@ func polygons(in geometry: JSON) -> [[JSON]] {
     return (geometry["geometries"]?.array ?? []).flatMap(polygons(in:))
   default:
     return []
+  }
+}
+
+/// A gazetteer built once per test run from the GeoNames files shipped in `Data/geonames`
+/// (the same as the default gazetteer), in a temporary folder.
+enum TestGazetteer {
+  static let path: Result<String, any Error> = Result {
+    let folder = try makeTemporaryDirectory(prefix: "geopipe-gazetteer")
+    let path = folder.appendingPathComponent("cities15000.sqlite").path
+    let run = try geopipe(["gazetteer", "build", "--default", "-q", path])
+    guard run.status == 0 else { throw GazetteerBuildFailure(run: run) }
+    return path
+  }
+
+  struct GazetteerBuildFailure: Error, CustomStringConvertible {
+    var run: Run
+    var description: String { "gazetteer build failed: \(run)" }
   }
 }

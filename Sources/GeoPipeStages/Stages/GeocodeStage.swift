@@ -1,0 +1,202 @@
+import GeoPipeCore
+import GeoPipeGeocoding
+import GeoPipeIO
+
+/// `geocode`: a point and a placemark for each feature, from a query built from its
+/// properties.
+final class GeocodeStage: Stage {
+  /// How names are matched and ranked, for the help of geocode and search.
+  static let discussionOfMatching = """
+    Names are compared folded (no diacritics, ø→o, ß→ss, lowercase, punctuation as spaces):
+    "Zurich" finds Zürich. An exact match on any name, the place's own or an alternate one
+    ("Roma", "München", "Moskva"), beats a prefix ("Frankf"), a token match (each word of
+    the query is a word of the name: "Janeiro") and a typo (one edit for 4 to 8 characters,
+    two from 9: "Amsterdma"). Weaker matches are tried only for names that match nothing
+    stronger, so a query that is nothing like a name finds nothing. Among equal matches the
+    most populous wins (areas count their population): "Roma" is Rome. A city beats its own
+    admin1 area of the same name ("Tokyo", "New York"), or one in its country with at most
+    ten times its population ("Buenos Aires"). Text after commas, and trailing words,
+    qualify the name by country (name or ISO code) or admin1 area (name, or US state code):
+    "Springfield, IL", "Paris, Texas", "London, Canada", "Portland Oregon". A qualifier
+    naming several areas ("IL": Israel and Illinois) keeps candidates in any of them; one
+    naming no area, or keeping no candidate, gives no result ("Paris, Germany"), and so do
+    --country and --restrict. A country or admin1 name ("Japan", "Bavaria") finds the area,
+    at its own point, its capital or its most populous place (point_source).
+    --focus and --region prefer nearby places, as a map's search region does: the score,
+    log10(population), gains 3 × S / (S + d) for a place d km from the focus (or from the
+    region: 0 inside), S being a quarter of the region's diagonal, or 100 km without one;
+    so a place at the focus counts as if 1,000 times more populous. --restrict keeps only
+    places inside --region, --country only those in the countries given.
+    confidence is the match's base (exact 1, alternate 0.95, prefix 0.8, token 0.7, typo
+    0.55 or 0.4) times the result's share of the weight, 10^score, of all candidates of its
+    kind of match: "Paris" 0.97, "Springfield" 0.26 (one of nine), "Springfield, IL" 1.
+    """
+
+  static let definition = StageDefinition(
+    name: "geocode",
+    abstract: "Place each feature at the gazetteer place its properties name (offline).",
+    discussion: """
+      For each feature, fills in --query with its properties ("{city}, {country}") and
+      looks the text up in the gazetteer: the feature gets the best match's Point geometry
+      and, under --prefix, its placemark: kind (place, admin1 or country), geonameid (null
+      when unknown), name, admin1_code, admin1_name, country_code, country_name,
+      population, match (exact, alternate, prefix, token or typo), confidence (0 to 1) and
+      point_source (for areas: own row, capital or most populous place; null for places).
+      A feature without a match, or whose best match is below --min-confidence, is handled
+      by --on-miss: kept as it is with match = none, dropped, or an error (exit 65).
+      \(discussionOfMatching)
+      The gazetteer is the default one (see 'geopipe gazetteer --help') unless --gazetteer
+      names another. Place data: GeoNames (https://www.geonames.org/), CC BY 4.0.
+      """,
+    examples: [
+      "geopipe read addresses.csv | geopipe geocode --query '{city}, {country}'",
+      "geopipe read stores.csv | geopipe geocode --query '{town}' --country US "
+        + "--on-miss drop",
+      "geopipe read events.csv | geopipe geocode --query '{venue_city}' "
+        + "--region -125,24,-66,50 --min-confidence 0.5 --prefix place_",
+    ],
+    options: [
+      OptionSpec(
+        "query", .string, required: true, templates: true,
+        validate: { text in
+          do throws(TemplateError) {
+            _ = try Template(text)
+            return nil
+          } catch {
+            return ValueProblem(error.message, offset: error.offset)
+          }
+        }, help: "The text to look up, a template of properties (\"{city}, {state}\")."),
+      OptionSpec(
+        "prefix", .string, default: "geocode_", help: "The prefix of the added properties."),
+    ] + searchOptions + [
+      OptionSpec(
+        "min-confidence", .number, default: "0",
+        validate: { text in
+          guard let x = Double(text), !(0...1).contains(x) else { return nil }
+          return ValueProblem("expected a number from 0 to 1")
+        }, help: "Treat a best match below this confidence (0 to 1) as no match."),
+      OptionSpec(
+        "on-miss", .choice(["keep", "drop", "fail"]), default: "keep",
+        help: "Features without a match: keep them (match = none), drop them, or fail "
+          + "(exit 65)."),
+    ],
+    role: .transform,
+    make: { values, context in .stage(try GeocodeStage(values, context: context)) })
+
+  /// The options `geocode` and `search` share: the gazetteer and where to look.
+  static let searchOptions: [OptionSpec] = [
+    OptionSpec(
+      "gazetteer", .path, help: "The gazetteer file (default: the default gazetteer)."),
+    OptionSpec("focus", .point, help: "Prefer places near LON,LAT."),
+    OptionSpec("region", .bbox, help: "Prefer places in W,S,E,N (W > E crosses the antimeridian)."),
+    OptionSpec("restrict", .flag, help: "Keep only places inside --region."),
+    OptionSpec(
+      "country", .list,
+      validate: { text in
+        let codes = text.split(separator: ",", omittingEmptySubsequences: true)
+        guard
+          codes.isEmpty || codes.contains(where: { $0.count != 2 || !$0.allSatisfy(\.isLetter) })
+        else { return nil }
+        return ValueProblem("expected ISO 3166-1 alpha-2 country codes such as US or FR,DE")
+      }, help: "Keep only places in these countries (ISO alpha-2 codes: US or FR,BE)."),
+  ]
+
+  private let geocoder: ForwardGeocoder
+  private let query: Template
+  private let options: SearchOptions
+  private let prefix: String
+  private let minimumConfidence: Double
+  private let onMiss: String
+  private let report: @Sendable (ReadDiagnostic) -> Void
+  private var index = 0
+  private var misses = 0
+  private var missExamples: [String] = []
+
+  init(_ values: OptionValues, context: StageContext) throws {
+    let text = values.string("query") ?? ""
+    do {
+      query = try Template(text)
+    } catch {
+      throw GeoPipeError.usage("invalid value '\(text)' for --query: \(error.message)")
+    }
+    geocoder = try ForwardGeocoder(gazetteer: try GeocodingSupport.open(values.string("gazetteer")))
+    options = try Self.searchOptions(values, geocoder: geocoder, limit: 1)
+    prefix = values.string("prefix") ?? "geocode_"
+    minimumConfidence = values.number("min-confidence") ?? 0
+    onMiss = values.string("on-miss") ?? "keep"
+    report = context.diagnostics
+  }
+
+  /// The search options from `--focus`, `--region`, `--restrict` and `--country`, checked.
+  static func searchOptions(_ values: OptionValues, geocoder: ForwardGeocoder, limit: Int) throws
+    -> SearchOptions
+  {
+    let region = values.bbox("region")
+    let restrict = values.flag("restrict")
+    if restrict && region == nil {
+      throw GeoPipeError.usage("--restrict needs --region W,S,E,N: the region to keep")
+    }
+    let countries = (values.list("country") ?? []).map { $0.uppercased() }
+    if let unknown = countries.first(where: { !geocoder.hasCountry($0) }) {
+      throw GeoPipeError.usage(
+        "invalid value '\(unknown)' for --country: the gazetteer has no such country code")
+    }
+    return SearchOptions(
+      focus: values.point("focus").map { Position(x: $0.lon, y: $0.lat) }, region: region,
+      restrictToRegion: restrict, countries: Set(countries), limit: limit)
+  }
+
+  /// A result's placemark properties, without prefix, in the documented order.
+  static func placemark(_ result: ForwardMatch, geocoder: ForwardGeocoder) -> [JSONMember] {
+    GeocodingSupport.placemark(
+      result.place, admin1: geocoder.admin1Names, countries: geocoder.countryNames,
+      match: result.match.rawValue)
+      + [
+        JSONMember("confidence", .double(result.confidence)),
+        JSONMember(
+          "point_source", result.place.kind == .place ? .null : .string(result.pointSource)),
+      ]
+  }
+
+  func process(_ feature: Feature, emit: Emit) throws {
+    defer { index += 1 }
+    var missing = 0
+    let text = query.render(feature.properties, missing: &missing)
+    guard let result = try geocoder.geocode(text, options: options),
+      result.confidence >= minimumConfidence
+    else {
+      misses += 1
+      if missExamples.count < 3 { missExamples.append("'\(text)'") }
+      switch onMiss {
+      case "drop": return
+      case "fail":
+        throw GeoPipeError(
+          "geocode: feature \(index): no match for '\(text)'"
+            + (minimumConfidence > 0 ? " with confidence \(minimumConfidence) or more" : ""),
+          status: .dataError)
+      default:
+        var out = feature
+        out[property: prefix + "match"] = .string("none")
+        return try emit(out)
+      }
+    }
+    var out = feature
+    out.geometry = .point(Position(x: result.place.longitude, y: result.place.latitude))
+    var properties = out.properties ?? JSONObject()
+    for member in Self.placemark(result, geocoder: geocoder) {
+      properties[prefix + member.key] = member.value
+    }
+    out.properties = properties
+    try emit(out)
+  }
+
+  func finish(emit: Emit) throws {
+    guard misses > 0 else { return }
+    report(
+      ReadDiagnostic(
+        severity: "warning",
+        message: "geocode: \(misses) of \(index) feature\(index == 1 ? "" : "s") had no match "
+          + "(\(missExamples.joined(separator: ", "))\(misses > missExamples.count ? ", ..." : ""))"
+      ))
+  }
+}

@@ -1,0 +1,166 @@
+import GeoPipeCore
+import GeoPipeGeocoding
+import GeoPipeIO
+
+/// `reverse-geocode`: the nearest gazetteer place to each point.
+final class ReverseGeocodeStage: Stage {
+  static let definition = StageDefinition(
+    name: "reverse-geocode",
+    abstract: "Name the nearest place to each point (offline, against a local gazetteer).",
+    discussion: """
+      For each Point feature, finds the nearest populated place of the gazetteer by
+      great-circle distance (haversine on the mean-radius sphere, R = 6,371,008.8 m; exact,
+      also at the poles and across the antimeridian; ties go to the larger population, then
+      the smaller geonameid) and adds its placemark under --prefix: kind, geonameid, name,
+      admin1_code, admin1_name, country_code, country_name, population, distance_m and match
+      ("nearest", or "none" when nothing qualifies). --max-distance leaves points farther
+      away unmatched (a number of metres, or with a unit: 500m, 25km, 10mi);
+      --feature-class and --min-population choose which places count.
+      Features that are not Points, and unmatched ones, are handled by --on-miss.
+      The gazetteer is the default one (see 'geopipe gazetteer --help') unless --gazetteer
+      names another. Place data: GeoNames (https://www.geonames.org/), CC BY 4.0.
+      """,
+    examples: [
+      "geopipe read photos.csv | geopipe reverse-geocode | geopipe write photos-named.geojson",
+      "geopipe read tracks.geojsonl | geopipe reverse-geocode --max-distance 25km --on-miss drop",
+      "geopipe read points.csv | geopipe reverse-geocode --gazetteer world.gazetteer "
+        + "--min-population 100000 --prefix city_",
+    ],
+    options: [
+      OptionSpec(
+        "gazetteer", .path, help: "The gazetteer file (default: the default gazetteer)."),
+      OptionSpec(
+        "max-distance", .string,
+        validate: { text in
+          ReverseGeocodeStage.metres(text) == nil
+            ? ValueProblem("expected a distance such as 2500, 500m, 25km or 10mi") : nil
+        }, help: "Leave points farther than this from every place unmatched."),
+      OptionSpec(
+        "feature-class", .list, help: "Only places of these GeoNames feature classes (P, A, ...)."),
+      OptionSpec("min-population", .integer, help: "Only places with at least this population."),
+      OptionSpec(
+        "prefix", .string, default: "geocode_", help: "The prefix of the added properties."),
+      OptionSpec(
+        "on-miss", .choice(["keep", "drop", "fail"]), default: "keep",
+        help: "Unmatched features: keep them (match = none), drop them, or fail (exit 65)."),
+    ],
+    role: .transform,
+    make: { values, context in .stage(try ReverseGeocodeStage(values, context: context)) })
+
+  private let places: [Place]
+  private let index: ReverseIndex
+  private let admin1: [String: String]
+  private let countries: [String: String]
+  private let maxDistance: Double?
+  private let accept: ((Int) -> Bool)?
+  private let prefix: String
+  private let onMiss: String
+  private var count = 0
+
+  init(_ values: OptionValues, context: StageContext) throws {
+    let gazetteer = try GeocodingSupport.open(values.string("gazetteer"))
+    places = try gazetteer.places()
+    admin1 = try gazetteer.admin1Names()
+    countries = try gazetteer.countryNames()
+    index = ReverseIndex(places: places)
+    maxDistance = values.string("max-distance").flatMap(Self.metres)
+    let classes = values.list("feature-class").map(Set.init)
+    let minimum = values.integer("min-population")
+    if classes != nil || minimum != nil {
+      let places = places
+      accept = { k in
+        (classes?.contains(places[k].featureClass) ?? true)
+          && (minimum.map { places[k].population >= Int64($0) } ?? true)
+      }
+    } else {
+      accept = nil
+    }
+    prefix = values.string("prefix") ?? "geocode_"
+    onMiss = values.string("on-miss") ?? "keep"
+  }
+
+  func process(_ feature: Feature, emit: Emit) throws {
+    defer { count += 1 }
+    var out = feature
+    guard case .point(let p)? = feature.geometry,
+      let (k, distance) = index.nearest(
+        latitude: p.y, longitude: p.x, maxDistance: maxDistance, accept: accept)
+    else {
+      switch onMiss {
+      case "drop": return
+      case "fail":
+        throw GeoPipeError(
+          "reverse-geocode: feature \(count) "
+            + (feature.geometry.map {
+              if case .point = $0 {
+                "has no place within reach"
+              } else {
+                "is a \($0.typeName), not a Point"
+              }
+            } ?? "has no geometry"),
+          status: .dataError)
+      default:
+        out[property: prefix + "match"] = .string("none")
+        try emit(out)
+        return
+      }
+    }
+    let place = places[k]
+    var properties = out.properties ?? JSONObject()
+    for member in GeocodingSupport.placemark(
+      place, admin1: admin1, countries: countries, match: "nearest")
+    {
+      properties[prefix + member.key] = member.value
+    }
+    properties[prefix + "distance_m"] = .double(distance)
+    out.properties = properties
+    try emit(out)
+  }
+
+  func finish(emit: Emit) throws {}
+
+  /// A distance in metres from `2500`, `500m`, `25km` or `10mi`.
+  static func metres(_ text: String) -> Double? {
+    let units: [(String, Double)] = [("km", 1000), ("mi", 1609.344), ("m", 1)]
+    for (suffix, factor) in units where text.hasSuffix(suffix) {
+      guard let x = Double(text.dropLast(suffix.count)), x >= 0, x.isFinite else { return nil }
+      return x * factor
+    }
+    guard let x = Double(text), x >= 0, x.isFinite else { return nil }
+    return x
+  }
+}
+
+/// What the geocoding stages share: opening the gazetteer and writing placemarks.
+enum GeocodingSupport {
+  /// Opens the given gazetteer, or the default one with a hint when it is missing.
+  static func open(_ path: String?) throws -> Gazetteer {
+    if let path { return try Gazetteer(path: path) }
+    let fallback = Gazetteer.defaultPath
+    do {
+      return try Gazetteer(path: fallback)
+    } catch let error as GeoPipeError where error.status == .noInput {
+      throw GeoPipeError(
+        "no default gazetteer at \(fallback): build it with 'geopipe gazetteer build --default' "
+          + "(or 'make'), or name one with --gazetteer", status: .noInput)
+    }
+  }
+
+  /// A place's placemark properties, without prefix, in the documented order.
+  static func placemark(
+    _ place: Place, admin1: [String: String], countries: [String: String], match: String
+  ) -> [JSONMember] {
+    let admin1Name = admin1[place.countryCode + "." + place.admin1Code].map(JSONValue.string)
+    return [
+      JSONMember("kind", .string(place.kind.rawValue)),
+      JSONMember("geonameid", place.geonameid == 0 ? .null : .integer(place.geonameid)),
+      JSONMember("name", .string(place.name)),
+      JSONMember("admin1_code", place.admin1Code.isEmpty ? .null : .string(place.admin1Code)),
+      JSONMember("admin1_name", admin1Name ?? .null),
+      JSONMember("country_code", .string(place.countryCode)),
+      JSONMember("country_name", countries[place.countryCode].map(JSONValue.string) ?? .null),
+      JSONMember("population", .integer(place.population)),
+      JSONMember("match", .string(match)),
+    ]
+  }
+}
