@@ -33,7 +33,7 @@ extension JSONScanner {
       } else if key == "crs" {
         crsIndex = valueIndex
       } else if key != "bbox" {
-        try Self.checkDuplicate(key, in: members, at: valueIndex)
+        try Self.checkDuplicate(key, in: members.members, at: valueIndex)
         members.appendUnchecked(key, value)
       }
     }

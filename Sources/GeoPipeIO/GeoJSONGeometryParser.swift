@@ -66,7 +66,8 @@ extension JSONScanner {
 
   /// Parses a geometry whose members come in another order, gathering them first.
   private mutating func parseGeometryGathering(checkRanges: Bool, depth: Int) throws -> Geometry {
-    let parts = try parseGeoJSONObject(.geometry, checkRanges: checkRanges, depth: depth)
+    var parts = GeoJSONParts()
+    try parseGeoJSONObject(.geometry, into: &parts, checkRanges: checkRanges, depth: depth)
     return try makeGeometry(parts, checkRanges: checkRanges)
   }
 

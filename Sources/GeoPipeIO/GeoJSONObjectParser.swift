@@ -36,20 +36,21 @@ private enum Member: UInt16 {
 }
 
 extension JSONScanner {
-  /// Parses the members of a GeoJSON object from `{` to `}`; at the top level it stops after
-  /// the `[` of a `features` array, with `startsFeatureCollection` set.
+  /// Parses the members of a GeoJSON object from `{` to `}` into `parts` (fresh ones); at the top
+  /// level it stops after the `[` of a `features` array, with `startsFeatureCollection` set.
+  ///
+  /// The caller owns the parts: returning so large a struct would copy it.
   mutating func parseGeoJSONObject(
-    _ context: GeoJSONContext, checkRanges: Bool, depth: Int
-  ) throws -> GeoJSONParts {
+    _ context: GeoJSONContext, into parts: inout GeoJSONParts, checkRanges: Bool, depth: Int
+  ) throws {
     guard depth <= maxDepth else {
       throw ScanError("nesting deeper than \(maxDepth) levels", at: i)
     }
-    var parts = GeoJSONParts()
     parts.start = i
     try expect(0x7B, "'{'")
     if try peek() == 0x7D {
       i += 1
-      return parts
+      return
     }
     while true {
       guard try peek() == 0x22 else { throw unexpected("a string key") }
@@ -123,7 +124,7 @@ extension JSONScanner {
         case .features:
           try expect(0x5B, "'[' to start the \"features\" array")
           parts.startsFeatureCollection = true
-          return parts
+          return
         }
       } else {
         let key =
@@ -137,14 +138,14 @@ extension JSONScanner {
           if key == "crs" && context == .top {
             parts.crsIndex = keyIndex
           } else {
-            try Self.checkDuplicate(key, in: parts.foreign, at: keyIndex)
+            try Self.checkDuplicate(key, in: parts.foreign.members, at: keyIndex)
             parts.foreign.appendUnchecked(key, value)
           }
         }
       }
       let c = try peek()
       i += 1
-      if c == 0x7D { return parts }
+      if c == 0x7D { return }
       guard c == 0x2C else {
         i -= 1
         throw unexpected("',' or '}' after an object member")

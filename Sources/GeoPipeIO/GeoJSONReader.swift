@@ -125,7 +125,8 @@ public final class GeoJSONReader: FeatureSource {
         }
         throw s.unexpected("a GeoJSON object")
       }
-      let parts = try s.parseGeoJSONObject(.top, checkRanges: options.checkRanges, depth: 0)
+      var parts = GeoJSONParts()
+      try s.parseGeoJSONObject(.top, into: &parts, checkRanges: options.checkRanges, depth: 0)
       if let crs = parts.crsIndex {
         note(droppedCRSNote, at: crs)
       }
@@ -143,7 +144,7 @@ public final class GeoJSONReader: FeatureSource {
         state = .inFeatures(first: true)
         return .again
       }
-      let feature = try makeTopLevelFeature(parts, scanner: s)
+      let feature = try makeTopLevelFeature(&parts, scanner: s)
       cursor = s.i
       guard let feature else { return .again }
       return .feature(feature)
@@ -163,8 +164,9 @@ public final class GeoJSONReader: FeatureSource {
       _ = try s.peek()
       // Errors in a feature are reported from here, so recovery skips just this feature.
       cursor = s.i
-      let parts = try s.parseGeoJSONObject(.feature, checkRanges: options.checkRanges, depth: 2)
-      let feature = try makeFeature(parts, scanner: s)
+      var parts = GeoJSONParts()
+      try s.parseGeoJSONObject(.feature, into: &parts, checkRanges: options.checkRanges, depth: 2)
+      let feature = try makeFeature(&parts)
       cursor = s.i
       state = .inFeatures(first: false)
       return .feature(feature)
@@ -179,7 +181,8 @@ public final class GeoJSONReader: FeatureSource {
     }
   }
 
-  private func makeTopLevelFeature(_ parts: GeoJSONParts, scanner s: JSONScanner) throws -> Feature?
+  private func makeTopLevelFeature(_ parts: inout GeoJSONParts, scanner s: JSONScanner) throws
+    -> Feature?
   {
     guard let type = parts.type else {
       throw ScanError(
@@ -188,7 +191,7 @@ public final class GeoJSONReader: FeatureSource {
     }
     switch type {
     case "Feature":
-      return try makeFeature(parts, scanner: s)
+      return try makeFeature(&parts)
     case "FeatureCollection":
       return nil
     default:
@@ -199,7 +202,8 @@ public final class GeoJSONReader: FeatureSource {
     }
   }
 
-  private func makeFeature(_ parts: GeoJSONParts, scanner s: JSONScanner) throws -> Feature {
+  /// The feature that `parts` describe, whose members are moved out of them.
+  private func makeFeature(_ parts: inout GeoJSONParts) throws -> Feature {
     guard let type = parts.type else {
       throw ScanError("feature has no \"type\" member", at: parts.start, structural: true)
     }
@@ -208,8 +212,8 @@ public final class GeoJSONReader: FeatureSource {
       throw ScanError("expected a Feature, found \(what)", at: parts.typeIndex, structural: true)
     }
     return Feature(
-      id: parts.id, geometry: parts.geometry, properties: parts.properties, bbox: parts.bbox,
-      foreignMembers: parts.foreign)
+      id: parts.id.take(), geometry: parts.geometry.take(), properties: parts.properties.take(),
+      bbox: parts.bbox.take(), foreignMembers: parts.foreign)
   }
 
   private func readErrorRecord(_ s: inout JSONScanner) throws {

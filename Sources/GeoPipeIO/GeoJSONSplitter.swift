@@ -7,16 +7,22 @@ import GeoPipeCore
 /// features (separators included) and the line and column where it starts, so a batch parsed
 /// on its own reports the same locations as the whole file. Syntax errors are found here and
 /// reported in order after the features before them.
+///
+/// Inside a features array, runs of features are found in one pass 64 bytes at a time, with
+/// quotes, brackets and backslashes as bit masks (`scanFeatures()`); everything else takes one
+/// value at a time (`step()`).
 final class GeoJSONSplitter {
   /// A run of features, as raw text.
   struct Batch: Sendable {
-    var bytes: [UInt8]
+    var text: BatchText
     var line: Int
     var column: Int
     var inCollection: Bool
     /// Whether the batch starts at the first feature of its collection (no comma before it).
     var startsCollection: Bool
     var firstFeature: Int
+    /// How many features (or other values) the splitter found in it.
+    var featureCount: Int
   }
 
   /// What the splitter yields, in input order.
@@ -80,6 +86,7 @@ final class GeoJSONSplitter {
     while true {
       if let start = runStart, runEnd - start >= batchBytes { return flush() }
       let mark = cursor
+      if case .inFeatures(first: false) = state, scanFeatures() { continue }
       do {
         switch try step() {
         case .feature(let range):
@@ -124,13 +131,13 @@ final class GeoJSONSplitter {
 
   private func flush() -> Piece {
     let start = runStart ?? 0
-    let bytes = Array(UnsafeBufferPointer(start: buffer.bytes + start, count: runEnd - start))
+    let text = BatchText(copying: buffer.bytes + start, count: runEnd - start)
     runStart = nil
     return .batch(
       Batch(
-        bytes: bytes, line: runLocation.line, column: runLocation.column,
+        text: text, line: runLocation.line, column: runLocation.column,
         inCollection: runInCollection, startsCollection: runStartsCollection,
-        firstFeature: runFirst))
+        firstFeature: runFirst, featureCount: featureIndex - runFirst))
   }
 
   private func step() throws -> Step {
@@ -161,7 +168,8 @@ final class GeoJSONSplitter {
       }
       if isCollection {
         if runStart != nil { return .boundary }
-        let parts = try s.parseGeoJSONObject(.top, checkRanges: options.checkRanges, depth: 0)
+        var parts = GeoJSONParts()
+        try s.parseGeoJSONObject(.top, into: &parts, checkRanges: options.checkRanges, depth: 0)
         if let crs = parts.crsIndex { note(at: crs) }
         guard parts.startsFeatureCollection else {
           cursor = s.i
@@ -211,6 +219,84 @@ final class GeoJSONSplitter {
       state = .between
       return .boundary
     }
+  }
+
+  /// Adds the features that follow the cursor in a features array to the batch, for as long as
+  /// they are plain (a comma, then an object) and the batch has room; returns false when it added
+  /// none.
+  ///
+  /// It scans 64 bytes at a time through any number of features, where `step()` starts a scan
+  /// at each one. Anything else (the end of the array, text that is not a feature, the last
+  /// bytes of the window) is left to `step()`.
+  private func scanFeatures() -> Bool {
+    let base = buffer.bytes
+    let end = buffer.end
+    var added = false
+    // Where the last whole feature ends, and the comma before the feature being scanned.
+    var last = cursor
+    var comma = -1
+    var depth = 0
+    var inString: UInt64 = 0
+    var escapeCarry: UInt64 = 0
+    var block = cursor
+    scanning: while block + 64 <= end {
+      let (quotes, brackets, backslashes) = ByteScanning.structure(base, block)
+      var realQuotes = quotes
+      if backslashes != 0 || escapeCarry != 0 {
+        realQuotes &= ~ByteScanning.escaped(backslashes, carry: &escapeCarry)
+      }
+      let strings = ByteScanning.prefixXor(realQuotes) ^ inString
+      inString = UInt64(bitPattern: Int64(bitPattern: strings) >> 63)
+      var outside = brackets & ~strings
+      while outside != 0 {
+        let k = outside.trailingZeroBitCount
+        outside &= outside - 1
+        let index = block + k
+        if base[index] & 0x02 != 0 {  // '{' or '['
+          if depth == 0 {
+            guard base[index] == 0x7B, let found = commaBefore(index, after: last) else {
+              break scanning
+            }
+            comma = found
+          }
+          depth += 1
+        } else {
+          guard depth > 0 else { break scanning }  // the array's ']', or a stray bracket
+          depth -= 1
+          if depth == 0 {
+            if runStart == nil {
+              runStart = comma
+              runLocation = buffer.location(of: comma)
+              runFirst = featureIndex
+              runInCollection = true
+              runStartsCollection = false
+            }
+            runEnd = index + 1
+            featureIndex += 1
+            last = index + 1
+            added = true
+            if let start = runStart, runEnd - start >= batchBytes { break scanning }
+          }
+        }
+      }
+      block += 64
+    }
+    cursor = last
+    return added
+  }
+
+  /// The index of the comma between the end of a feature at `last` and the object starting at
+  /// `open`, when only whitespace surrounds it.
+  private func commaBefore(_ open: Int, after last: Int) -> Int? {
+    var comma: Int?
+    for k in last..<open {
+      switch buffer.bytes[k] {
+      case 0x20, 0x0A, 0x0D, 0x09: continue
+      case 0x2C where comma == nil: comma = k
+      default: return nil
+      }
+    }
+    return comma
   }
 
   /// The index just past the JSON value that starts at `start`, found by matching brackets outside
@@ -306,5 +392,26 @@ final class GeoJSONSplitter {
         severity: "note",
         message: "dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)",
         location: buffer.location(of: index)))
+  }
+}
+
+/// The bytes of a batch, copied once out of the splitter's window and read in place by the
+/// window that parses them.
+///
+/// Sendable because the bytes are written only here, before the batch leaves the splitter.
+final class BatchText: @unchecked Sendable {
+  /// The bytes, followed by a NUL like every window's.
+  let bytes: UnsafeMutablePointer<UInt8>
+  let count: Int
+
+  init(copying source: UnsafePointer<UInt8>, count: Int) {
+    bytes = .allocate(capacity: count + 1)
+    bytes.update(from: source, count: count)
+    bytes[count] = 0
+    self.count = count
+  }
+
+  deinit {
+    bytes.deallocate()
   }
 }

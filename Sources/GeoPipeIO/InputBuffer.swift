@@ -21,6 +21,8 @@ public final class InputBuffer {
   public private(set) var bytesRead = 0
 
   private let source: ByteSource
+  /// What holds the bytes, when the window does not.
+  private let owner: BatchText?
   private var capacity: Int
   // Line accounting for bytes that have left the window.
   private var linesBefore = 0
@@ -40,6 +42,7 @@ public final class InputBuffer {
     source: ByteSource, name: String, capacity: Int = 1 << 22, line: Int = 1, column: Int = 1
   ) throws {
     self.source = source
+    owner = nil
     self.name = name
     self.capacity = max(capacity, 16)
     linesBefore = line - 1
@@ -50,8 +53,28 @@ public final class InputBuffer {
     try fill()
   }
 
+  /// Creates a window over the whole of `text`, a part of a file cut out to be parsed on its
+  /// own, with `line` and `column` (1-based) saying where it starts in that file.
+  ///
+  /// The window reads the text where it is and keeps it alive.
+  init(text: BatchText, name: String, line: Int, column: Int) {
+    source = MemoryByteSource([])
+    owner = text
+    self.name = name
+    capacity = text.count
+    linesBefore = line - 1
+    columnBefore = column - 1
+    cachedLine = linesBefore
+    cachedColumn = columnBefore
+    bytes = text.bytes
+    end = text.count
+    bytesRead = text.count
+    isAtEOF = true
+  }
+
   deinit {
-    bytes.deallocate()
+    // Bytes that another object owns are never reallocated: that window is at the end already.
+    if owner == nil { bytes.deallocate() }
   }
 
   /// Moves `bytes[keep..<end]` to the front and reads more behind them.
@@ -128,7 +151,14 @@ public final class InputBuffer {
   /// Counts the lines and trailing characters of `bytes[0..<count]` before they are dropped.
   private func account(discarding count: Int) {
     guard count > 0 else { return }
-    Self.count(bytes, from: 0, to: count, line: &linesBefore, column: &columnBefore)
+    // A location asked for inside the dropped bytes has already counted the bytes before it.
+    var from = 0
+    if cachedIndex <= count {
+      from = cachedIndex
+      linesBefore = cachedLine
+      columnBefore = cachedColumn
+    }
+    Self.count(bytes, from: from, to: count, line: &linesBefore, column: &columnBefore)
   }
 
   /// Advances a 0-based line and column over `bytes[from..<to]`: each line break starts a
@@ -141,17 +171,30 @@ public final class InputBuffer {
     var breaks = 0
     var i = from
     let raw = UnsafeRawPointer(bytes)
-    // Eight bytes at a time: count 0x0A bytes with the SWAR zero-byte test.
-    while i + 8 <= to {
-      let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-      let x = word ^ 0x0A0A_0A0A_0A0A_0A0A
-      let t = ((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x
-      let hits = ~t & 0x8080_8080_8080_8080
-      if hits != 0 {
-        breaks += hits.nonzeroBitCount
-        lastBreak = i + (63 - hits.leadingZeroBitCount) / 8
+    // Sixteen bytes at a time: each line break subtracts 0xFF (adds one) in its lane of `tally`,
+    // which is added up before a lane can overflow.
+    var tally = SIMD16<UInt8>()
+    var tallied = 0
+    var lastBlock = -1
+    while i + 16 <= to {
+      let block = raw.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
+      let (low, high) = unsafeBitCast(
+        block .== SIMD16<UInt8>(repeating: 0x0A), to: (UInt64, UInt64).self)
+      if low | high != 0 { lastBlock = i }
+      tally &-= unsafeBitCast((low, high), to: SIMD16<UInt8>.self)
+      tallied += 1
+      if tallied == 255 {
+        breaks += Self.sum(tally)
+        tally = SIMD16()
+        tallied = 0
       }
-      i += 8
+      i += 16
+    }
+    breaks += Self.sum(tally)
+    if lastBlock >= 0 {
+      var k = lastBlock + 15
+      while bytes[k] != 0x0A { k -= 1 }
+      lastBreak = k
     }
     while i < to {
       if bytes[i] == 0x0A {
@@ -174,5 +217,10 @@ public final class InputBuffer {
       if bytes[j] & 0xC0 != 0x80 { column += 1 }
       j += 1
     }
+  }
+
+  /// The sum of the lanes of `tally`.
+  private static func sum(_ tally: SIMD16<UInt8>) -> Int {
+    Int(SIMD16<UInt16>(truncatingIfNeeded: tally).wrappedSum())
   }
 }

@@ -4,31 +4,55 @@ import GeoPipeCore
 extension JSONScanner {
   /// Scans a string at the current index (which must be a quote) and returns its bytes'
   /// range when it has no escapes; `nil` range means the slow path decoded it into `decoded`.
+  @inline(__always)
   mutating func scanString(decoded: inout String) throws -> Range<Int>? {
+    // Most keys and many values are short ASCII: look for the closing quote in the next eight
+    // bytes before calling the general scanner.
+    let first = i + 1
+    if first + 8 <= end {
+      let word = ByteScanning.word(base, first)
+      let length = ByteScanning.containsStringSpecial(word).trailingZeroBitCount >> 3
+      if length < 8 && base[first + length] == 0x22
+        && word & ((1 << UInt64(8 * length)) &- 1) & 0x8080_8080_8080_8080 == 0
+      {
+        i = first + length + 1
+        return first..<(first + length)
+      }
+    }
+    return try scanAnyString(decoded: &decoded)
+  }
+
+  /// `scanString(decoded:)` for strings of any length and content.
+  private mutating func scanAnyString(decoded: inout String) throws -> Range<Int>? {
     let open = i
     i += 1
-    var high: UInt8 = 0
-    // Eight bytes at a time while none is a quote, a backslash or a control character.
+    // Eight bytes at a time up to the first quote, backslash or control character; the lowest
+    // flagged byte of a word is exact (the flags of higher bytes may not be).
     var wide: UInt64 = 0
     while i + 8 <= end {
       let word = ByteScanning.word(base, i)
-      if ByteScanning.containsStringSpecial(word) != 0 { break }
+      let special = ByteScanning.containsStringSpecial(word)
+      if special != 0 {
+        let before = special.trailingZeroBitCount & ~7
+        wide |= word & ((1 << UInt64(before)) &- 1)
+        i += before >> 3
+        break
+      }
       wide |= word
       i += 8
     }
-    if wide & 0x8080_8080_8080_8080 != 0 { high = 0x80 }
+    var high: UInt8 = wide & 0x8080_8080_8080_8080 != 0 ? 0x80 : 0
     while i < end {
       let c = base[i]
       if c == 0x22 {
         let range = (open + 1)..<i
         i += 1
         if high >= 0x80 {
-          guard
-            let text = String(
-              validating: UnsafeBufferPointer(start: base + range.lowerBound, count: range.count),
-              as: UTF8.self)
-          else { throw ScanError("invalid UTF-8 in a string", at: firstInvalidUTF8(in: range)) }
-          decoded = text
+          let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+          guard ByteScanning.isValidUTF8(bytes) else {
+            throw ScanError("invalid UTF-8 in a string", at: firstInvalidUTF8(in: range))
+          }
+          decoded = String(decoding: bytes, as: UTF8.self)
           return nil
         }
         return range
@@ -89,8 +113,12 @@ extension JSONScanner {
     let open = i
     i += 1
     var out: [UInt8] = []
-    out.reserveCapacity(32)
+    out.reserveCapacity(64)
     while true {
+      // Copy the plain bytes up to the next quote, backslash or control character at once.
+      let run = i
+      while i < end && base[i] != 0x22 && base[i] != 0x5C && base[i] >= 0x20 { i += 1 }
+      out.append(contentsOf: UnsafeBufferPointer(start: base + run, count: i - run))
       guard i < end else { throw unterminated(at: open) }
       let c = base[i]
       if c == 0x22 {
@@ -100,11 +128,6 @@ extension JSONScanner {
       if c < 0x20 {
         throw ScanError(
           "control character (byte 0x\(String(c, radix: 16))) in a string: escape it", at: i)
-      }
-      if c != 0x5C {
-        out.append(c)
-        i += 1
-        continue
       }
       guard i + 1 < end else { throw ranOut() }
       let e = base[i + 1]
@@ -145,10 +168,12 @@ extension JSONScanner {
       }
       i += 2
     }
-    guard let text = String(validating: out, as: UTF8.self) else {
-      throw ScanError("invalid UTF-8 in a string", at: firstInvalidUTF8(in: (open + 1)..<i))
+    return try out.withUnsafeBufferPointer { bytes in
+      guard ByteScanning.isValidUTF8(bytes) else {
+        throw ScanError("invalid UTF-8 in a string", at: firstInvalidUTF8(in: (open + 1)..<i))
+      }
+      return String(decoding: bytes, as: UTF8.self)
     }
-    return text
   }
 
   private func hex4(at index: Int) throws -> UInt32 {

@@ -133,30 +133,44 @@ struct JSONScanner {
       throw ScanError("nesting deeper than \(maxDepth) levels", at: i)
     }
     try expect(0x7B, "'{'")
-    var object = JSONObject()
-    object.reserveCapacity(8)
+    // The members are gathered in a local array: growing it here is cheaper than through
+    // JSONObject's methods.
+    var members: [JSONMember] = []
     if try peek() == 0x7D {
       i += 1
-      return object
+      return JSONObject(members: members)
     }
+    members.reserveCapacity(8)
+    // Equal keys have the same cache slot, so while every key is cached, one whose slot (modulo
+    // 64) is new cannot repeat an earlier one and need not be compared with them.
+    var slotsSeen: UInt64 = 0
+    var allCached = keys != nil
     while true {
       guard try peek() == 0x22 else { throw unexpected("a string key") }
       let keyIndex = i
       var key = ""
+      var slot: Int?
       if let raw = try scanString(decoded: &key) {
-        key =
-          keys?.string(base, raw)
-          ?? String(
+        if let keys {
+          (key, slot) = keys.key(base, raw)
+        } else {
+          key = String(
             decoding: UnsafeBufferPointer(start: base + raw.lowerBound, count: raw.count),
             as: UTF8.self)
+        }
       }
       try expect(0x3A, "':' after an object key")
       let value = try parseValue(depth: depth)
-      try Self.checkDuplicate(key, in: object, at: keyIndex)
-      object.appendUnchecked(key, value)
+      let bit: UInt64 = slot.map { 1 << UInt64($0 & 63) } ?? 0
+      if !allCached || bit == 0 || slotsSeen & bit != 0 {
+        try Self.checkDuplicate(key, in: members, at: keyIndex)
+      }
+      allCached = allCached && bit != 0
+      slotsSeen |= bit
+      members.append(JSONMember(key, value))
       let c = try peek()
       i += 1
-      if c == 0x7D { return object }
+      if c == 0x7D { return JSONObject(members: members) }
       guard c == 0x2C else {
         i -= 1
         throw unexpected("',' or '}' after an object member")
@@ -164,8 +178,8 @@ struct JSONScanner {
     }
   }
 
-  static func checkDuplicate(_ key: String, in object: JSONObject, at index: Int) throws {
-    if object.members.contains(where: { $0.key == key }) {
+  static func checkDuplicate(_ key: String, in members: [JSONMember], at index: Int) throws {
+    if members.contains(where: { $0.key == key }) {
       throw ScanError("duplicate key \"\(key)\" in an object", at: index, structural: true)
     }
   }

@@ -67,12 +67,12 @@ public final class ParallelGeoJSONReader: FeatureReader {
       var local = options
       local.diagnostics = { collector.append($0) }
       do {
-        let buffer = try InputBuffer(
-          source: MemoryByteSource(batch.bytes), name: name, capacity: batch.bytes.count + 16,
-          line: batch.line, column: batch.column)
+        let buffer = InputBuffer(
+          text: batch.text, name: name, line: batch.line, column: batch.column)
         let reader = GeoJSONReader(
           batch: buffer, inCollection: batch.inCollection, startsCollection: batch.startsCollection,
           firstFeature: batch.firstFeature, options: local)
+        result.features.reserveCapacity(batch.featureCount)
         while let feature = try reader.next() { result.features.append(feature) }
         result.skipped = reader.skippedCount
       } catch let error as GeoPipeError {

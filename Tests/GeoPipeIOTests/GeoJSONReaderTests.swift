@@ -179,6 +179,27 @@ import Testing
     #expect(readError(deep)?.contains("nesting deeper than 512 levels") == true)
   }
 
+  @Test(arguments: [
+    #"{"a":1,"\u0061":2}"#, #"{"\u0061":1,"a":2}"#, #"{"b":0,"a":1,"c":2,"a":3}"#,
+    #"{"é":1,"e\u0301":2}"#,
+    "{\"\(String(repeating: "k", count: 60))\":1,\"x\":0,"
+      + "\"\(String(repeating: "k", count: 60))\":2}",
+  ])
+  func duplicateKeysAreFoundHoweverTheyAreWritten(_ properties: String) {
+    let text = "{\"type\":\"Feature\",\"properties\":\(properties),\"geometry\":null}"
+    #expect(throws: GeoPipeError.self) { try readAll(text) }
+  }
+
+  @Test func distinctKeysAreNotDuplicates() throws {
+    // Many short keys, so that several share a slot of the key cache.
+    let keys = (0..<300).map { "k\($0)" }
+    let properties = keys.map { "\"\($0)\":1" }.joined(separator: ",")
+    let text = "{\"type\":\"Feature\",\"properties\":{\(properties)},\"geometry\":null}"
+    for _ in 0..<2 {
+      #expect(try readAll(text).first?.properties?.keys == keys)
+    }
+  }
+
   @Test func invalidUTF8IsAnError() throws {
     var bytes = Array("{\"type\":\"Feature\",\"properties\":{\"a\":\"".utf8)
     bytes += [0xC3, 0x28]

@@ -20,12 +20,15 @@ func readAll(
   return features
 }
 
-/// Reads every feature of `text` with the parallel reader, in small batches.
-func readAllParallel(_ text: String, options: ReadOptions = ReadOptions(), batchBytes: Int = 64)
-  throws -> [Feature]
-{
+/// Reads every feature of `text` with the parallel reader, in small batches; by default through
+/// a tiny window filled a few bytes at a time.
+func readAllParallel(
+  _ text: String, options: ReadOptions = ReadOptions(), batchBytes: Int = 64,
+  capacity: Int = 32, chunk: Int = 13
+) throws -> [Feature] {
   let buffer = try InputBuffer(
-    source: MemoryByteSource(Array(text.utf8), chunkLimit: 13), name: "test", capacity: 32)
+    source: MemoryByteSource(Array(text.utf8), chunkLimit: chunk), name: "test",
+    capacity: capacity)
   let reader = ParallelGeoJSONReader(
     buffer: buffer, options: options, workers: 2, batchBytes: batchBytes)
   var features: [Feature] = []

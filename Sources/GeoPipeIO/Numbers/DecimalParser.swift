@@ -105,8 +105,18 @@ func parseDecimalLenient(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     if digitCount > 19 { return parseWithStrtod(bytes) }
   }
 
+  return decimalValue(mantissa: mantissa, exponent: exponent, isNegative: isNegative, text: bytes)
+}
+
+/// Returns the Double nearest to ±`mantissa` × 10^`exponent`, for a mantissa of at most 19
+/// significant digits read from `text`, which `strtod` parses in the rare cases the fast paths
+/// cannot decide.
+@inline(__always)
+func decimalValue(
+  mantissa: UInt64, exponent: Int, isNegative: Bool, text: UnsafeBufferPointer<UInt8>
+) -> Double {
   guard let magnitude = binaryValue(mantissa: mantissa, exponent: exponent) else {
-    return parseWithStrtod(bytes)
+    return parseWithStrtod(text)
   }
   return isNegative ? -magnitude : magnitude
 }

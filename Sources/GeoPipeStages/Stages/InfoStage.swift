@@ -30,14 +30,22 @@ final class InfoStage: Stage {
     var name: String
     /// JSON type names in the order first seen.
     var types: [String] = []
+    /// The types seen, one bit per `typeCode`.
+    var typeBits: UInt8 = 0
     var nulls = 0
     var present = 0
   }
 
+  private static let allKinds = GeometryKind.allCases
+  /// A value of each JSON type but null, in `typeCode` order, to name the types.
+  private static let typeExamples: [JSONValue] = [
+    .bool(false), .integer(0), .double(0), .string(""), .array([]), .object(JSONObject()),
+  ]
+
   private let json: Bool
   private let output: @Sendable ([UInt8]) throws -> Void
   private var count = 0
-  private var kindCounts = [Int](repeating: 0, count: GeometryKind.allCases.count + 1)
+  private var kindCounts = [Int](repeating: 0, count: allKinds.count + 1)
   private var bounds = BBox.empty
   private var summaries: [PropertySummary] = []
   private var slots: [String: Int] = [:]
@@ -54,28 +62,52 @@ final class InfoStage: Stage {
   func process(_ feature: Feature, emit: Emit) throws {
     count += 1
     if let geometry = feature.geometry {
-      kindCounts[GeometryKind.allCases.firstIndex(of: geometry.kind) ?? 0] += 1
-      geometry.forEachXY { x, y in bounds.extend(x: x, y: y) }
-    } else {
-      kindCounts[GeometryKind.allCases.count] += 1
-    }
-    guard let members = feature.properties?.members else { return }
-    for (position, member) in members.enumerated() {
-      let slot = slot(for: member.key, at: position)
-      summaries[slot].present += 1
-      if member.value.isNull {
-        summaries[slot].nulls += 1
+      kindCounts[Self.allKinds.firstIndex(of: geometry.kind) ?? 0] += 1
+      // Points, the common case, need no closure.
+      if case .point(let position) = geometry {
+        bounds.extend(x: position.x, y: position.y)
       } else {
-        let type = member.value.typeName
-        if summaries[slot].types.last != type && !summaries[slot].types.contains(type) {
-          summaries[slot].types.append(type)
+        geometry.forEachXY { x, y in bounds.extend(x: x, y: y) }
+      }
+    } else {
+      kindCounts[Self.allKinds.count] += 1
+    }
+    guard let properties = feature.properties else { return }
+    properties.members.withUnsafeBufferPointer { members in
+      for position in members.indices {
+        let slot =
+          position < recentKeys.count && recentKeys[position] == members[position].key
+          ? recentSlots[position] : slot(for: members[position].key, at: position)
+        summaries[slot].present += 1
+        guard let code = Self.typeCode(members[position].value) else {
+          summaries[slot].nulls += 1
+          continue
+        }
+        let bit: UInt8 = 1 << code
+        if summaries[slot].typeBits & bit == 0 {
+          summaries[slot].typeBits |= bit
+          summaries[slot].types.append(Self.typeExamples[code].typeName)
         }
       }
     }
   }
 
+  /// The index of a value's type in `typeExamples`, or nil for null; matching the case alone
+  /// copies no payload.
+  private static func typeCode(_ value: JSONValue) -> Int? {
+    switch value {
+    case .null: nil
+    case .bool: 0
+    case .integer, .bigInteger: 1
+    case .double, .bigNumber: 2
+    case .string: 3
+    case .array: 4
+    case .object: 5
+    }
+  }
+
+  /// The slot of a key that is not the previous feature's key at `position`.
   private func slot(for key: String, at position: Int) -> Int {
-    if position < recentKeys.count && recentKeys[position] == key { return recentSlots[position] }
     let slot: Int
     if let known = slots[key] {
       slot = known
@@ -95,8 +127,8 @@ final class InfoStage: Stage {
   }
 
   private var kinds: [(String, Int)] {
-    var named = GeometryKind.allCases.enumerated().map { ($1.rawValue, kindCounts[$0]) }
-    named.append(("null", kindCounts[GeometryKind.allCases.count]))
+    var named = Self.allKinds.enumerated().map { ($1.rawValue, kindCounts[$0]) }
+    named.append(("null", kindCounts[Self.allKinds.count]))
     return named.filter { $0.1 > 0 }
   }
 
