@@ -18,12 +18,23 @@ public enum Haversine {
   public static func distance(
     _ latitude1: Double, _ longitude1: Double, _ latitude2: Double, _ longitude2: Double
   ) -> Double {
+    distance(
+      latitude1, longitude1, cos(latitude1 * radiansPerDegree), latitude2, longitude2,
+      cos(latitude2 * radiansPerDegree))
+  }
+
+  /// `distance` with the cosines of the latitudes given, as `cos(latitude * radiansPerDegree)`:
+  /// the same result bit for bit, for callers that keep the cosines.
+  @inline(__always)
+  static func distance(
+    _ latitude1: Double, _ longitude1: Double, _ cosLatitude1: Double, _ latitude2: Double,
+    _ longitude2: Double, _ cosLatitude2: Double
+  ) -> Double {
     let sinHalfLatitude = sin((latitude2 - latitude1) * radiansPerDegree / 2)
     let sinHalfLongitude = sin((longitude2 - longitude1) * radiansPerDegree / 2)
     let h =
       sinHalfLatitude * sinHalfLatitude
-      + cos(latitude1 * radiansPerDegree) * cos(latitude2 * radiansPerDegree)
-      * (sinHalfLongitude * sinHalfLongitude)
+      + cosLatitude1 * cosLatitude2 * (sinHalfLongitude * sinHalfLongitude)
     return 2 * earthRadius * asin(min(1, max(0, h)).squareRoot())
   }
 

@@ -5,29 +5,30 @@ import Foundation
 /// The answer is exactly the place that a scan of every place with `Haversine.distance` would
 /// pick: the smallest distance, ties going to the larger population, then the smaller
 /// geonameid, then the earlier place in the array. That holds everywhere, the poles and the
-/// antimeridian included, because the search never trusts a second formula to decide:
+/// antimeridian included, because the search never lets a second formula decide:
 ///
-/// - Places are points on the unit sphere in a kd-tree (`UnitVectorTree`). The chord between
-///   two unit vectors grows with their great-circle distance, so the tree can prune by chord.
-/// - Chord and haversine are computed differently and round differently, by at most about
-///   1e-14 in chord units (under a micrometre on the Earth's surface) for coordinates in the
-///   usual ranges. The search therefore keeps every place whose chord is within a slack of
-///   1e-9 (6 mm) of the best chord so far; among those it decides by `Haversine.distance` and
-///   the tie rules. A place farther than the slack from the nearest chord cannot have a
-///   smaller haversine distance, so nothing it skips can change the answer.
+/// - Places are points on the unit sphere in a kd-tree (`UnitVectorTree`), stored as `Float`.
+///   The chord between two unit vectors grows with their great-circle distance, so the tree
+///   can prune by chord, and no longitude wraps around.
+/// - The chord from a query to a stored point is within 5.2e-8 (in Earth radii; 33 cm) of
+///   the exact one, and the half-chord that `Haversine.distance` works from (√h) is within
+///   1e-14 of exact for coordinates in the usual ranges. So the search keeps every place whose
+///   chord is within a slack of 1e-6 (6.4 m) of the best chord so far, and among those decides
+///   by `Haversine.distance` and the tie rules. A place beyond the slack cannot have a
+///   haversine distance as small as the best one's, so nothing skipped can change the answer.
+///   In practice the haversine is computed for the answer and, rarely, a place a few metres
+///   from being as near.
 ///
 /// Places whose coordinates are not finite are never returned. The index is immutable, and
 /// lookups may run concurrently from any number of threads; a lookup does not allocate.
 public struct ReverseIndex: Sendable {
-  /// What the tie rules and the distance need of a place.
+  /// What the tie rules need of a place.
   struct Key: Sendable {
-    var latitude: Double
-    var longitude: Double
     var population: Int64
     var geonameid: Int64
   }
 
-  /// The places' keys, in the order given.
+  /// The places' tie-breaking keys, in the order given.
   private let keys: [Key]
   /// The places with finite coordinates, as unit vectors.
   private let tree: UnitVectorTree
@@ -35,20 +36,23 @@ public struct ReverseIndex: Sendable {
   let magnitude: Double
 
   /// Indexes places; lookups answer with indices into `places`.
+  ///
+  /// - Precondition: `places` has fewer than 2³² elements.
   public init(places: [Place]) {
+    precondition(places.count < 1 << 32, "a reverse index holds fewer than 2^32 places")
     var keys: [Key] = []
     var slots: [UnitVectorTree.Slot] = []
     var magnitude = 0.0
     keys.reserveCapacity(places.count)
     slots.reserveCapacity(places.count)
     for (index, place) in places.enumerated() {
-      keys.append(
-        Key(
-          latitude: place.latitude, longitude: place.longitude, population: place.population,
-          geonameid: place.geonameid))
+      let point = UnitVector(latitude: place.latitude, longitude: place.longitude)
+      keys.append(Key(population: place.population, geonameid: place.geonameid))
       guard place.latitude.isFinite, place.longitude.isFinite else { continue }
-      let (x, y, z) = Self.unitVector(latitude: place.latitude, longitude: place.longitude)
-      slots.append(UnitVectorTree.Slot(x: Float(x), y: Float(y), z: Float(z), item: UInt32(index)))
+      slots.append(
+        UnitVectorTree.Slot(
+          x: Float(point.x), y: Float(point.y), z: Float(point.z), item: UInt32(index),
+          latitude: place.latitude, longitude: place.longitude))
       magnitude = max(magnitude, abs(place.latitude) + abs(place.longitude))
     }
     self.keys = keys
@@ -79,11 +83,11 @@ public struct ReverseIndex: Sendable {
     guard let query = Query(self, latitude, longitude, maxDistance) else { return nil }
     return keys.withUnsafeBufferPointer { keys in
       var visitor = NearestVisitor(keys: keys, query: query, accept: accept)
-      tree.search(x: query.x, y: query.y, z: query.z, &visitor)
-      guard visitor.best >= 0 else { return nil }
-      let distance = visitor.bestDistance ?? query.distance(to: keys[visitor.best])
+      tree.search(x: query.point.x, y: query.point.y, z: query.point.z, &visitor)
+      guard let best = visitor.best else { return nil }
+      let distance = visitor.bestDistance ?? query.distance(to: best)
       if let maxDistance, !(distance <= maxDistance) { return nil }
-      return (visitor.best, distance)
+      return (Int(best.item), distance)
     }
   }
 
@@ -99,12 +103,12 @@ public struct ReverseIndex: Sendable {
     guard count > 0, let query = Query(self, latitude, longitude, maxDistance) else { return [] }
     return keys.withUnsafeBufferPointer { keys in
       var visitor = NearestSetVisitor(count: count, query: query, accept: accept)
-      tree.search(x: query.x, y: query.y, z: query.z, &visitor)
+      tree.search(x: query.point.x, y: query.point.y, z: query.point.z, &visitor)
       var found: [(index: Int, distance: Double)] = []
       for candidate in visitor.candidates where candidate.squaredChord <= visitor.limit {
-        let distance = query.distance(to: keys[candidate.item])
+        let distance = query.distance(to: candidate.slot)
         if let maxDistance, !(distance <= maxDistance) { continue }
-        found.append((candidate.item, distance))
+        found.append((Int(candidate.slot.item), distance))
       }
       found.sort { precedes($0.index, $0.distance, $1.index, $1.distance, keys) }
       return Array(found.prefix(count))
@@ -112,13 +116,29 @@ public struct ReverseIndex: Sendable {
   }
 }
 
+/// A point on the unit sphere, with the cosine of its latitude.
+struct UnitVector {
+  let x: Double
+  let y: Double
+  let z: Double
+  /// cos(latitude), computed exactly as `Haversine.distance` computes it.
+  let cosLatitude: Double
+
+  init(latitude: Double, longitude: Double) {
+    let phi = latitude * Haversine.radiansPerDegree
+    let lambda = longitude * Haversine.radiansPerDegree
+    cosLatitude = cos(phi)
+    x = cosLatitude * cos(lambda)
+    y = cosLatitude * sin(lambda)
+    z = sin(phi)
+  }
+}
+
 /// A lookup's point, its slack and its ceiling.
 struct Query {
   let latitude: Double
   let longitude: Double
-  let x: Double
-  let y: Double
-  let z: Double
+  let point: UnitVector
   /// How far in chord a place may be beyond the nearest and still be compared by haversine.
   let slack: Double
   /// The squared chord beyond which no place can be within the maximum distance.
@@ -129,7 +149,7 @@ struct Query {
     guard latitude.isFinite, longitude.isFinite else { return nil }
     self.latitude = latitude
     self.longitude = longitude
-    (x, y, z) = ReverseIndex.unitVector(latitude: latitude, longitude: longitude)
+    point = UnitVector(latitude: latitude, longitude: longitude)
     // Rounding in the haversine formula grows with the size of the angles, which only matters
     // for coordinates far outside ±180; at 4 every place is within the slack.
     slack = min(4, 1e-6 + 1e-15 * (abs(latitude) + abs(longitude) + index.magnitude))
@@ -142,9 +162,11 @@ struct Query {
     ceiling = chord * chord
   }
 
-  /// The haversine distance to a place.
-  func distance(to key: ReverseIndex.Key) -> Double {
-    Haversine.distance(latitude, longitude, key.latitude, key.longitude)
+  /// The haversine distance to a place, the same as `Haversine.distance` gives.
+  func distance(to slot: UnitVectorTree.Slot) -> Double {
+    Haversine.distance(
+      latitude, longitude, point.cosLatitude, slot.latitude, slot.longitude,
+      cos(slot.latitude * Haversine.radiansPerDegree))
   }
 
   /// The squared chord above which a place is beyond the slack of one at `squaredChord`.
@@ -160,8 +182,8 @@ private struct NearestVisitor: ChordVisitor {
   let query: Query
   let accept: ((Int) -> Bool)?
   var limit: Double
-  /// The best place so far, or -1.
-  var best = -1
+  /// The best place so far.
+  var best: UnitVectorTree.Slot?
   /// Its haversine distance, computed only when a comparison needs it.
   var bestDistance: Double?
   /// A place whose squared chord is below this is surely nearer than `best`.
@@ -174,22 +196,23 @@ private struct NearestVisitor: ChordVisitor {
     self.limit = query.ceiling
   }
 
-  mutating func visit(item: Int, squaredChord: Double) {
-    if let accept, !accept(item) { return }
-    if best < 0 || squaredChord < surelyNearer {
-      take(item, squaredChord, distance: nil)
+  mutating func visit(_ slot: UnitVectorTree.Slot, squaredChord: Double) {
+    if let accept, !accept(Int(slot.item)) { return }
+    guard let best, squaredChord >= surelyNearer else {
+      take(slot, squaredChord, distance: nil)
       return
     }
-    let distance = query.distance(to: keys[item])
-    let bestDistance = self.bestDistance ?? query.distance(to: keys[best])
+    let distance = query.distance(to: slot)
+    let bestDistance = self.bestDistance ?? query.distance(to: best)
     self.bestDistance = bestDistance
-    if precedes(item, distance, best, bestDistance, keys) {
-      take(item, squaredChord, distance: distance)
+    if precedes(Int(slot.item), distance, Int(best.item), bestDistance, keys) {
+      take(slot, squaredChord, distance: distance)
     }
   }
 
-  private mutating func take(_ item: Int, _ squaredChord: Double, distance: Double?) {
-    best = item
+  private mutating func take(_ slot: UnitVectorTree.Slot, _ squaredChord: Double, distance: Double?)
+  {
+    best = slot
     bestDistance = distance
     limit = query.upperBound(squaredChord)
     let lower = squaredChord.squareRoot() - query.slack
@@ -204,7 +227,7 @@ private struct NearestSetVisitor: ChordVisitor {
   let accept: ((Int) -> Bool)?
   var limit: Double
   /// Places within the limit when they were visited; some may be beyond the final limit.
-  var candidates: [(item: Int, squaredChord: Double)] = []
+  var candidates: [(slot: UnitVectorTree.Slot, squaredChord: Double)] = []
   /// A max-heap of the `count` smallest squared chords so far.
   var heap: [Double] = []
 
@@ -215,9 +238,9 @@ private struct NearestSetVisitor: ChordVisitor {
     self.limit = query.ceiling
   }
 
-  mutating func visit(item: Int, squaredChord: Double) {
-    if let accept, !accept(item) { return }
-    candidates.append((item, squaredChord))
+  mutating func visit(_ slot: UnitVectorTree.Slot, squaredChord: Double) {
+    if let accept, !accept(Int(slot.item)) { return }
+    candidates.append((slot, squaredChord))
     if heap.count < count {
       heap.append(squaredChord)
       siftUp(heap.count - 1)
@@ -250,16 +273,6 @@ private struct NearestSetVisitor: ChordVisitor {
       heap.swapAt(parent, largest)
       parent = largest
     }
-  }
-}
-
-extension ReverseIndex {
-  /// The point on the unit sphere at a latitude and longitude in degrees.
-  static func unitVector(latitude: Double, longitude: Double) -> (Double, Double, Double) {
-    let phi = latitude * Haversine.radiansPerDegree
-    let lambda = longitude * Haversine.radiansPerDegree
-    let cosPhi = cos(phi)
-    return (cosPhi * cos(lambda), cosPhi * sin(lambda), sin(phi))
   }
 }
 

@@ -4,9 +4,9 @@ import Foundation
 protocol ChordVisitor {
   /// The squared chord beyond which no item is wanted; it may change as items arrive.
   var limit: Double { get }
-  /// Called with items whose squared chord to the query is at most `limit` when their leaf is
-  /// searched (every such item is called, the nearest of a leaf first).
-  mutating func visit(item: Int, squaredChord: Double)
+  /// Called with the points whose squared chord to the query is at most `limit` when their leaf
+  /// is searched (every such point is called, the nearest of a leaf first).
+  mutating func visit(_ slot: UnitVectorTree.Slot, squaredChord: Double)
 }
 
 /// A static kd-tree of points on the unit sphere, searched by squared chord length.
@@ -21,12 +21,15 @@ protocol ChordVisitor {
 /// Nodes are numbered as in a binary heap: the children of node n are 2n + 1 and 2n + 2.
 /// Distances are computed in `Double`.
 struct UnitVectorTree: Sendable {
-  /// A point and the caller's number for it.
+  /// A point, the caller's number for it and its latitude and longitude in degrees (kept
+  /// beside the point so that the answer's distance needs no other memory).
   struct Slot: Sendable {
     var x: Float
     var y: Float
     var z: Float
     var item: UInt32
+    var latitude: Double
+    var longitude: Double
   }
 
   /// An internal node: the axis it splits and the gap between its sides on that axis.
@@ -174,11 +177,11 @@ private struct Walk {
       nearest = closer ? chord : nearest
     }
     guard nearest <= visitor.limit else { return }
-    visitor.visit(item: Int(slots[nearestIndex].item), squaredChord: nearest)
+    visitor.visit(slots[nearestIndex], squaredChord: nearest)
     guard second <= visitor.limit else { return }
     for i in low..<high where i != nearestIndex {
       let chord = squaredChord(slots[i])
-      if chord <= visitor.limit { visitor.visit(item: Int(slots[i].item), squaredChord: chord) }
+      if chord <= visitor.limit { visitor.visit(slots[i], squaredChord: chord) }
     }
   }
 
