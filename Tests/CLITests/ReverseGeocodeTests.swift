@@ -106,6 +106,11 @@ struct ReverseGeocodeTests {
       "$GEOPIPE read --infer-types - | $GEOPIPE reverse-geocode --gazetteer '\(gazetteer)' --max-distance 2km --on-miss fail",
       in: CLI.root, stdin: Data(csv.utf8))
     #expect(fail.status == 65)
+    let big = try shell(
+      "$GEOPIPE read --infer-types - | $GEOPIPE reverse-geocode --gazetteer '\(gazetteer)' --min-population 5000000",
+      in: CLI.root, stdin: Data(csv.utf8))
+    // The nearest place of five million people or more to Oslo is Saint Petersburg.
+    #expect(big.outLines.last?.contains("\"geocode_name\":\"Saint Petersburg\"") == true, "\(big)")
   }
 
   @Test func explainsAMissingOrForeignGazetteer() throws {
