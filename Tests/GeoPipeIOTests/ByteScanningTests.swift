@@ -11,19 +11,8 @@ import Darwin
 
 /// The word-at-a-time and sixteen-bytes-at-a-time scans against byte-by-byte versions.
 @Suite struct ByteScanningTests {
-  private struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   /// Random bytes drawn mostly from `alphabet`.
-  private func randomBytes(_ count: Int, _ alphabet: [UInt8], _ g: inout Generator) -> [UInt8] {
+  private func randomBytes(_ count: Int, _ alphabet: [UInt8], _ g: inout SplitMix64) -> [UInt8] {
     (0..<count).map { _ in
       Int.random(in: 0..<10, using: &g) == 0
         ? UInt8.random(in: 0...255, using: &g) : alphabet.randomElement(using: &g) ?? 0
@@ -31,7 +20,7 @@ import Darwin
   }
 
   @Test func structureMasksMatchTheBytes() {
-    var g = Generator(state: 1)
+    var g = SplitMix64(state: 1)
     let alphabet = Array("ab\"\\{}[],:".utf8)
     for _ in 0..<2000 {
       let bytes = randomBytes(64, alphabet, &g)
@@ -49,7 +38,7 @@ import Darwin
   }
 
   @Test func escapedBytesFollowOddRunsOfBackslashes() {
-    var g = Generator(state: 2)
+    var g = SplitMix64(state: 2)
     for _ in 0..<2000 {
       // Three blocks, so that runs of backslashes cross block edges.
       let bytes = randomBytes(192, Array("a\\\\\\\"".utf8), &g)
@@ -78,7 +67,7 @@ import Darwin
   }
 
   @Test func utf8ValidationAgreesWithTheStandardLibrary() {
-    var g = Generator(state: 3)
+    var g = SplitMix64(state: 3)
     let alphabet: [UInt8] = [
       0x61, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xA0, 0xED, 0x9F, 0xEF, 0xF0, 0x90, 0xF4,
       0x8F, 0xF5,
@@ -99,7 +88,7 @@ import Darwin
   }
 
   @Test func digitRunsAreCountedAndValued() {
-    var g = Generator(state: 4)
+    var g = SplitMix64(state: 4)
     for _ in 0..<20000 {
       let bytes = randomBytes(8, Array("0123456789".utf8) + [0x2E, 0x2F, 0x3A, 0x65], &g)
       let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
@@ -114,7 +103,7 @@ import Darwin
   }
 
   @Test func keyCacheGivesEachKeysOwnText() {
-    var g = Generator(state: 7)
+    var g = SplitMix64(state: 7)
     let cache = KeyCache()
     var keys: [[UInt8]] = []
     for _ in 0..<200 {
@@ -136,7 +125,7 @@ import Darwin
   }
 
   @Test func lineCountsMatchACountByBytes() {
-    var g = Generator(state: 5)
+    var g = SplitMix64(state: 5)
     for _ in 0..<500 {
       let count = Int.random(in: 0..<700, using: &g)
       let bytes = randomBytes(count, Array("ab\n\n é".utf8), &g)
@@ -163,7 +152,7 @@ import Darwin
   }
 
   @Test func jsonNumbersMatchStrtodBitForBit() throws {
-    var g = Generator(state: 6)
+    var g = SplitMix64(state: 6)
     var texts = [
       "0", "-0", "0.0", "-0.0", "0e0", "1e23", "9007199254740993", "18446744073709551616",
       "2.0000000000000002220446049250313080847263336181640625", "5e-324", "2.4703282292062328e-324",

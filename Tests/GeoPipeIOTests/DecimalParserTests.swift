@@ -23,19 +23,6 @@ private func reference(_ text: String) -> Double {
   text.withCString { strtod($0, nil) }
 }
 
-/// A small deterministic generator (SplitMix64) so random tests are reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
-  }
-}
-
 /// Compares both parsers with `strtod` on every text; returns the texts that differ.
 private func mismatchesAgainstStrtod(_ texts: [String]) -> [String] {
   texts.filter { text in

@@ -7,18 +7,7 @@ import Testing
 /// or the same error at the same place, whatever the text looks like around batch cuts and
 /// the splitter's 64-byte blocks.
 @Suite struct ParallelReaderTests {
-  private struct Generator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
-  private func randomString(_ g: inout Generator) -> String {
+  private func randomString(_ g: inout SplitMix64) -> String {
     let pieces = [
       "a", "bc", "{", "}", "[", "]", "\\\"", "\\\\", "\\n", "é", "\\u00e9", ",", ":", " ",
     ]
@@ -26,12 +15,12 @@ import Testing
     return (0..<count).map { _ in pieces.randomElement(using: &g) ?? "" }.joined()
   }
 
-  private func randomCollection(_ g: inout Generator) -> String {
+  private func randomCollection(_ g: inout SplitMix64) -> String {
     "{\"type\":\"FeatureCollection\",\"features\":[" + randomFeatures(&g) + "]}"
   }
 
   /// Up to twelve features separated by commas.
-  private func randomFeatures(_ g: inout Generator) -> String {
+  private func randomFeatures(_ g: inout SplitMix64) -> String {
     var features: [String] = []
     for k in 0..<Int.random(in: 1...12, using: &g) {
       let name = randomString(&g)
@@ -64,7 +53,7 @@ import Testing
   }
 
   @Test func matchesTheOneThreadReaderOnRandomCollections() {
-    var g = Generator(state: 42)
+    var g = SplitMix64(state: 42)
     for round in 0..<300 {
       var text = randomCollection(&g)
       if round % 3 == 1 {
@@ -94,7 +83,7 @@ import Testing
 
   @Test func matchesTheOneThreadReaderOnLongCollections() {
     // Many features, so that runs of them cross 64-byte blocks, window refills and batches.
-    var g = Generator(state: 7)
+    var g = SplitMix64(state: 7)
     for round in 0..<40 {
       var runs: [String] = []
       for _ in 0..<8 { runs.append(randomFeatures(&g)) }
