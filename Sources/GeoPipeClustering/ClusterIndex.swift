@@ -98,66 +98,103 @@ public final class ClusterIndex: @unchecked Sendable {
   }
 
   /// Clusters the items of the level above `zoom` (supercluster's `_cluster`).
+  ///
+  /// supercluster queries the level's tree around each item in turn. The neighbours of every
+  /// item are found here at once instead (`FixedRadiusNeighbours`, the same sets as the tree
+  /// queries) and put in the order the tree reports them (its traversal ranks), which decides
+  /// the order in which centroids are summed and, with `minPoints` > 2, the order of the next
+  /// level. Items are visited in level order, as supercluster does.
   private func cluster(_ level: Level, zoom: Int) -> [UInt32] {
     let r = options.radius / (options.extent * pow(2, Double(zoom)))
+    let n = level.members.count
+    var queryX = [Double](repeating: 0, count: n)
+    var queryY = [Double](repeating: 0, count: n)
+    var pointX = [Float](repeating: 0, count: n)
+    var pointY = [Float](repeating: 0, count: n)
+    entries.x.withUnsafeBufferPointer { xs in
+      entries.y.withUnsafeBufferPointer { ys in
+        for (p, member) in level.members.enumerated() {
+          let x = xs[Int(member)]
+          let y = ys[Int(member)]
+          queryX[p] = x
+          queryY[p] = y
+          pointX[p] = Float(x)
+          pointY[p] = Float(y)
+        }
+      }
+    }
+    let found = queryX.withUnsafeBufferPointer { qx in
+      queryY.withUnsafeBufferPointer { qy in
+        pointX.withUnsafeBufferPointer { px in
+          pointY.withUnsafeBufferPointer { py in
+            FixedRadiusNeighbours(queryX: qx, queryY: qy, pointX: px, pointY: py, radius: r)
+          }
+        }
+      }
+    }
+    guard let found else { return clusterByQueries(level, zoom: zoom, radius: r) }
+
     let minPoints = options.minPoints
-    let mark = Int8(zoom)
     var next: [UInt32] = []
-    next.reserveCapacity(level.members.count)
-    // Clusters formed at this zoom; they join `entries` after the loop, which only reads and
-    // marks the entries of the level above.
+    next.reserveCapacity(n)
+    // Clusters formed at this zoom; they join `entries` after the loop, which only reads the
+    // entries of the level above.
     var formed = Entries()
     let firstNew = entries.size
+    var taken = [Bool](repeating: false, count: n)
+    var ranks: [UInt32] = []
     var neighbours: [Int] = []
-    // The marks and parents are taken out of `entries` while the loop writes them, so that the
-    // reads of the coordinates and counts do not overlap a write to the same storage.
-    var zoomMarks = entries.zoom
     var parentIds = entries.parent
-    entries.zoom = []
     entries.parent = []
-    let allX = entries.x
-    let allY = entries.y
-    let allCounts = entries.count
     level.members.withUnsafeBufferPointer { members in
-      allX.withUnsafeBufferPointer { xs in
-        allY.withUnsafeBufferPointer { ys in
-          allCounts.withUnsafeBufferPointer { counts in
-            zoomMarks.withUnsafeMutableBufferPointer { zooms in
-              parentIds.withUnsafeMutableBufferPointer { parents in
-                for i in 0..<members.count {
-                  let e = Int(members[i])
-                  if zooms[e] <= mark { continue }
-                  zooms[e] = mark
-                  let x = xs[e]
-                  let y = ys[e]
-                  neighbours.removeAll(keepingCapacity: true)
-                  level.tree.within(x: x, y: y, radius: r) { neighbours.append(Int(members[$0])) }
-                  let originCount = counts[e]
-                  var count = originCount
-                  for k in neighbours where zooms[k] > mark { count += counts[k] }
-                  if count > originCount && count >= minPoints {
-                    var wx = x * Double(originCount)
-                    var wy = y * Double(originCount)
-                    let id = (i << 5) + (zoom + 1) + inputCount
-                    for k in neighbours {
-                      if zooms[k] <= mark { continue }
-                      zooms[k] = mark
-                      let n = Double(counts[k])
-                      wx += xs[k] * n
-                      wy += ys[k] * n
-                      parents[k] = id
-                    }
-                    parents[e] = id
-                    next.append(UInt32(firstNew + formed.size))
-                    formed.append(
-                      x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
-                  } else {
-                    next.append(UInt32(e))
-                    if count > 1 {
-                      for k in neighbours where zooms[k] > mark {
-                        zooms[k] = mark
-                        next.append(UInt32(k))
-                      }
+      entries.x.withUnsafeBufferPointer { xs in
+        entries.y.withUnsafeBufferPointer { ys in
+          entries.count.withUnsafeBufferPointer { counts in
+            parentIds.withUnsafeMutableBufferPointer { parents in
+              for p in 0..<n {
+                if taken[p] { continue }
+                taken[p] = true
+                let e = Int(members[p])
+                let list = found.neighbours(of: p)
+                if list.isEmpty {
+                  next.append(UInt32(e))
+                  continue
+                }
+                neighbours.removeAll(keepingCapacity: true)
+                for q in list where !taken[Int(q)] { neighbours.append(Int(q)) }
+                if neighbours.isEmpty {
+                  next.append(UInt32(e))
+                  continue
+                }
+                if neighbours.count > 1 {
+                  if ranks.isEmpty { ranks = level.tree.traversalRanks() }
+                  neighbours.sort { ranks[$0] < ranks[$1] }
+                }
+                let originCount = counts[e]
+                var count = originCount
+                for q in neighbours { count += counts[Int(members[q])] }
+                if count >= minPoints {
+                  var wx = xs[e] * Double(originCount)
+                  var wy = ys[e] * Double(originCount)
+                  let id = (p << 5) + (zoom + 1) + inputCount
+                  for q in neighbours {
+                    taken[q] = true
+                    let k = Int(members[q])
+                    let weight = Double(counts[k])
+                    wx += xs[k] * weight
+                    wy += ys[k] * weight
+                    parents[k] = id
+                  }
+                  parents[e] = id
+                  next.append(UInt32(firstNew + formed.size))
+                  formed.append(
+                    x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
+                } else {
+                  next.append(UInt32(e))
+                  if count > 1 {
+                    for q in neighbours {
+                      taken[q] = true
+                      next.append(members[q])
                     }
                   }
                 }
@@ -167,8 +204,57 @@ public final class ClusterIndex: @unchecked Sendable {
         }
       }
     }
-    entries.zoom = zoomMarks
     entries.parent = parentIds
+    entries.append(contentsOf: formed)
+    return next
+  }
+
+  /// `cluster(_:zoom:)` with one tree query per item, for coordinates the neighbour grid cannot
+  /// hold (far outside the projected world).
+  private func clusterByQueries(_ level: Level, zoom: Int, radius r: Double) -> [UInt32] {
+    let minPoints = options.minPoints
+    var next: [UInt32] = []
+    next.reserveCapacity(level.members.count)
+    var formed = Entries()
+    let firstNew = entries.size
+    var taken = [Bool](repeating: false, count: level.members.count)
+    var neighbours: [Int] = []
+    for p in 0..<level.members.count {
+      if taken[p] { continue }
+      taken[p] = true
+      let e = Int(level.members[p])
+      let x = entries.x[e]
+      let y = entries.y[e]
+      neighbours.removeAll(keepingCapacity: true)
+      level.tree.within(x: x, y: y, radius: r) { if !taken[$0] { neighbours.append($0) } }
+      let originCount = entries.count[e]
+      var count = originCount
+      for q in neighbours { count += entries.count[Int(level.members[q])] }
+      if count > originCount && count >= minPoints {
+        var wx = x * Double(originCount)
+        var wy = y * Double(originCount)
+        let id = (p << 5) + (zoom + 1) + inputCount
+        for q in neighbours {
+          taken[q] = true
+          let k = Int(level.members[q])
+          let weight = Double(entries.count[k])
+          wx += entries.x[k] * weight
+          wy += entries.y[k] * weight
+          entries.parent[k] = id
+        }
+        entries.parent[e] = id
+        next.append(UInt32(firstNew + formed.size))
+        formed.append(x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
+      } else {
+        next.append(UInt32(e))
+        if count > 1 {
+          for q in neighbours {
+            taken[q] = true
+            next.append(level.members[q])
+          }
+        }
+      }
+    }
     entries.append(contentsOf: formed)
     return next
   }
@@ -184,8 +270,6 @@ struct Entries {
   var ident: [Int] = []
   /// The id of the cluster the item joined, or -1.
   var parent: [Int] = []
-  /// The last zoom the item was visited at while clustering (`Int8.max`: not yet).
-  var zoom: [Int8] = []
 
   var size: Int { x.count }
 
@@ -195,7 +279,6 @@ struct Entries {
     count.reserveCapacity(n)
     ident.reserveCapacity(n)
     parent.reserveCapacity(n)
-    zoom.reserveCapacity(n)
   }
 
   mutating func append(contentsOf other: Entries) {
@@ -204,7 +287,6 @@ struct Entries {
     count += other.count
     ident += other.ident
     parent += other.parent
-    zoom += other.zoom
   }
 
   mutating func append(x: Double, y: Double, count: Int, ident: Int) {
@@ -213,7 +295,6 @@ struct Entries {
     self.count.append(count)
     self.ident.append(ident)
     parent.append(-1)
-    zoom.append(Int8.max)
   }
 }
 

@@ -1,0 +1,214 @@
+/// For every item of a set, the other items within a fixed radius: all the radius queries of
+/// one set at once, in about linear time.
+///
+/// Items are bucketed in a grid of cells slightly wider than the radius, the buckets put in
+/// row-major order by a radix sort, and each cell's items compared with those of the 3 × 3
+/// cells around it, found by pointers that only move forward. This answers the same question as
+/// one `KDBush.within` call per item, with the same arithmetic (a query point in `Double`
+/// against stored `Float` coordinates, `dx² + dy² <= r²`), so the sets found are identical; the
+/// lists come in no particular order.
+public struct FixedRadiusNeighbours: Sendable {
+  /// `neighbours[offsets[i]..<offsets[i + 1]]`: the items within the radius of item `i`,
+  /// other than `i` itself.
+  public private(set) var offsets: [UInt32]
+  /// The neighbour lists, one after another.
+  public private(set) var neighbours: [UInt32]
+
+  /// The neighbours of item `i`.
+  @inlinable
+  public func neighbours(of i: Int) -> ArraySlice<UInt32> {
+    neighbours[Int(offsets[i])..<Int(offsets[i + 1])]
+  }
+
+  /// Finds, for each item, the items whose stored point (`pointX`, `pointY`) lies within
+  /// `radius` of its query point (`queryX`, `queryY`).
+  ///
+  /// An item's query point and stored point are the same position, the stored one rounded to
+  /// `Float` (as a kd-tree of `Float` coordinates stores it). Returns nil when the coordinates
+  /// are not finite or span too many cells for the grid; callers then query a tree instead.
+  public init?(
+    queryX: UnsafeBufferPointer<Double>, queryY: UnsafeBufferPointer<Double>,
+    pointX: UnsafeBufferPointer<Float>, pointY: UnsafeBufferPointer<Float>, radius: Double
+  ) {
+    let n = queryX.count
+    precondition(queryY.count == n && pointX.count == n && pointY.count == n)
+    guard n <= Int(UInt32.max) - 1, radius.isFinite, radius > 0 else { return nil }
+    offsets = [UInt32](repeating: 0, count: n + 1)
+    neighbours = []
+    if n == 0 { return }
+
+    // The grid: a stored point is at most `slack` from its query point, so every neighbour of
+    // an item lies in the 3 × 3 cells around the cell of its stored point.
+    var minX = Double.infinity
+    var minY = Double.infinity
+    var maxX = -Double.infinity
+    var maxY = -Double.infinity
+    for i in 0..<n {
+      let x = Double(pointX[i])
+      let y = Double(pointY[i])
+      minX = min(minX, x)
+      maxX = max(maxX, x)
+      minY = min(minY, y)
+      maxY = max(maxY, y)
+    }
+    guard minX.isFinite, maxX.isFinite, minY.isFinite, maxY.isFinite else { return nil }
+    let magnitude = max(1, abs(minX), abs(maxX), abs(minY), abs(maxY))
+    let slack = magnitude * 0x1p-23
+    let cell = (radius + slack) * (1 + 0x1p-20)
+    let scale = 1 / cell
+    let columnsD = ((maxX - minX) * scale).rounded(.down) + 1
+    let rowsD = ((maxY - minY) * scale).rounded(.down) + 1
+    guard columnsD * rowsD < 0x1p62 else { return nil }
+    let columns = UInt64(columnsD)
+    let rows = UInt64(rowsD)
+
+    // Cell keys in row-major order, and the items sorted by them.
+    var keys = [UInt64](repeating: 0, count: n)
+    for i in 0..<n {
+      let column = min(UInt64(((Double(pointX[i]) - minX) * scale).rounded(.down)), columns - 1)
+      let row = min(UInt64(((Double(pointY[i]) - minY) * scale).rounded(.down)), rows - 1)
+      keys[i] = row * columns + column
+    }
+    let order = Self.radixSort(keys: &keys, keyBits: 64 - (rows * columns - 1).leadingZeroBitCount)
+
+    // Stored points in sorted order, so that the candidate scans read memory in sequence.
+    let sortedX = order.map { pointX[Int($0)] }
+    let sortedY = order.map { pointY[Int($0)] }
+
+    let r2 = radius * radius
+    var counts = [UInt32](repeating: 0, count: n)
+    var found: [UInt32] = []
+    found.reserveCapacity(n)
+    keys.withUnsafeBufferPointer { keys in
+      order.withUnsafeBufferPointer { order in
+        sortedX.withUnsafeBufferPointer { sortedX in
+          sortedY.withUnsafeBufferPointer { sortedY in
+            counts.withUnsafeMutableBufferPointer { counts in
+              // For the rows above, at and below the current cell: where the keys from column
+              // - 1 to column + 1 start and end in the sorted keys.
+              var low = (0, 0, 0)
+              var high = (0, 0, 0)
+              func span(
+                _ row: UInt64, _ from: UInt64, _ through: UInt64, _ l: inout Int, _ h: inout Int
+              ) {
+                let first = row * columns + from
+                let last = row * columns + through
+                while l < n && keys[l] < first { l += 1 }
+                if h < l { h = l }
+                while h < n && keys[h] <= last { h += 1 }
+              }
+              var start = 0
+              while start < n {
+                let key = keys[start]
+                var end = start + 1
+                while end < n && keys[end] == key { end += 1 }
+                let row = key / columns
+                let column = key % columns
+                let from = column == 0 ? 0 : column - 1
+                let through = min(column + 1, columns - 1)
+                if row > 0 { span(row - 1, from, through, &low.0, &high.0) } else { high.0 = low.0 }
+                span(row, from, through, &low.1, &high.1)
+                if row + 1 < rows {
+                  span(row + 1, from, through, &low.2, &high.2)
+                } else {
+                  high.2 = low.2
+                }
+                // A cell alone in its neighbourhood: its items have no neighbours.
+                if high.0 - low.0 + high.1 - low.1 + high.2 - low.2 > 1 {
+                  for k in start..<end {
+                    let item = order[k]
+                    let qx = queryX[Int(item)]
+                    let qy = queryY[Int(item)]
+                    var count: UInt32 = 0
+                    func scan(_ from: Int, _ to: Int) {
+                      for c in from..<to where c != k {
+                        let dx = Double(sortedX[c]) - qx
+                        let dy = Double(sortedY[c]) - qy
+                        if dx * dx + dy * dy <= r2 {
+                          found.append(order[c])
+                          count += 1
+                        }
+                      }
+                    }
+                    scan(low.0, high.0)
+                    scan(low.1, high.1)
+                    scan(low.2, high.2)
+                    if count > 0 {
+                      found.append(item)
+                      counts[Int(item)] = count
+                    }
+                  }
+                }
+                start = end
+              }
+            }
+          }
+        }
+      }
+    }
+
+    // `found` holds each item's neighbours followed by the item; lay them out by item.
+    var total: UInt32 = 0
+    for i in 0..<n {
+      offsets[i] = total
+      total += counts[i]
+    }
+    offsets[n] = total
+    neighbours = [UInt32](repeating: 0, count: Int(total))
+    var end = found.count
+    while end > 0 {
+      let item = Int(found[end - 1])
+      let count = Int(counts[item])
+      let begin = end - 1 - count
+      let target = Int(offsets[item])
+      for j in 0..<count { neighbours[target + j] = found[begin + j] }
+      end = begin
+    }
+  }
+
+  /// Sorts `keys` (of at most `keyBits` significant bits) in place, stably, and returns the
+  /// original position of each sorted key.
+  static func radixSort(keys: inout [UInt64], keyBits: Int) -> [UInt32] {
+    let n = keys.count
+    var order = [UInt32](unsafeUninitializedCapacity: n) { buffer, count in
+      for i in 0..<n { buffer[i] = UInt32(i) }
+      count = n
+    }
+    if keyBits <= 0 { return order }
+    let digitBits = 11
+    let passes = (keyBits + digitBits - 1) / digitBits
+    let mask = UInt64((1 << digitBits) - 1)
+    var histograms = [Int](repeating: 0, count: passes << digitBits)
+    for key in keys {
+      for pass in 0..<passes {
+        histograms[(pass << digitBits) + Int((key >> UInt64(pass * digitBits)) & mask)] += 1
+      }
+    }
+    var otherKeys = [UInt64](repeating: 0, count: n)
+    var otherOrder = [UInt32](repeating: 0, count: n)
+    for pass in 0..<passes {
+      let base = pass << digitBits
+      var sum = 0
+      var single = false
+      for digit in 0..<(1 << digitBits) {
+        let count = histograms[base + digit]
+        if count == n { single = true }
+        histograms[base + digit] = sum
+        sum += count
+      }
+      if single { continue }  // every key has the same digit: this pass would not move them
+      let shift = UInt64(pass * digitBits)
+      for i in 0..<n {
+        let key = keys[i]
+        let digit = base + Int((key >> shift) & mask)
+        let target = histograms[digit]
+        histograms[digit] = target + 1
+        otherKeys[target] = key
+        otherOrder[target] = order[i]
+      }
+      swap(&keys, &otherKeys)
+      swap(&order, &otherOrder)
+    }
+    return order
+  }
+}
