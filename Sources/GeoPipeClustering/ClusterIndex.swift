@@ -15,6 +15,14 @@ public struct ClusterOptions: Sendable, Equatable {
   public var extent = 512.0
   /// The kd-tree leaf size.
   public var nodeSize = 64
+  /// Whether cluster centroids are summed in kdbush's order, as supercluster sums them.
+  ///
+  /// Off, the members of a cluster of three or more items are summed in level order, which can
+  /// change a centroid in its last bit (about 1e-14°) and nothing else: memberships, ids and
+  /// counts do not depend on the order when `minPoints` is 2. On, or with `minPoints` above 2
+  /// (where the order decides memberships), the kd-tree of every level is built while
+  /// clustering to find that order, which doubles the build time.
+  public var exactOrder = false
 
   /// Creates the default options.
   public init() {}
@@ -31,6 +39,8 @@ public struct ClusterOptions: Sendable, Equatable {
 ///
 /// Items are kept once, in `entries`; each level lists the entries it holds, so memory grows
 /// with the number of distinct points and clusters, not with the number of levels times points.
+/// A level's kd-tree, which answers box and radius queries in kdbush's order, is built the first
+/// time the level is queried.
 public final class ClusterIndex: @unchecked Sendable {
   /// The options the index was built with.
   public let options: ClusterOptions
@@ -42,13 +52,16 @@ public final class ClusterIndex: @unchecked Sendable {
   /// `levels[z]`: the items visible at zoom z (z in minZoom...maxZoom + 1).
   var levels: [Level?]
 
-  /// One zoom level: its items in level order and their kd-tree.
+  /// One zoom level: its items in level order.
   struct Level {
     /// Entry numbers in level order.
     var members: [UInt32]
-    /// The tree over the members' coordinates; its ids are level positions.
-    var tree: KDBush
   }
+
+  /// `trees[z]`: the kd-tree over the members of `levels[z]` (ids are level positions), once
+  /// built.
+  private var trees: [KDBush?]
+  private let treeLock = NSLock()
 
   /// Builds the index from input coordinates (nil for an input without coordinates).
   ///
@@ -61,6 +74,7 @@ public final class ClusterIndex: @unchecked Sendable {
     self.options = options
     inputCount = idBase ?? coordinates.count
     levels = Array(repeating: nil, count: options.maxZoom + 2)
+    trees = Array(repeating: nil, count: options.maxZoom + 2)
     var members: [UInt32] = []
     members.reserveCapacity(coordinates.count)
     entries.reserveCapacity(coordinates.count * 2)
@@ -71,17 +85,28 @@ public final class ClusterIndex: @unchecked Sendable {
       members.append(UInt32(entries.size))
       entries.append(x: x, y: y, count: 1, ident: i)
     }
-    var level = makeLevel(members)
+    var level = Level(members: members)
     levels[options.maxZoom + 1] = level
     if options.maxZoom >= options.minZoom {
       for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
-        level = makeLevel(cluster(level, zoom: zoom))
+        level = Level(members: cluster(level, zoom: zoom))
         levels[zoom] = level
       }
     }
   }
 
-  private func makeLevel(_ members: [UInt32]) -> Level {
+  /// Builds the kd-tree of every zoom now rather than at each zoom's first query, as
+  /// supercluster's `load()` does (for timing, or before querying from several threads).
+  public func buildTrees() {
+    for zoom in levels.indices where levels[zoom] != nil { _ = tree(zoom) }
+  }
+
+  /// The kd-tree of the level at `zoom`, built on first use.
+  func tree(_ zoom: Int) -> KDBush {
+    treeLock.lock()
+    defer { treeLock.unlock() }
+    if let tree = trees[zoom] { return tree }
+    let members = levels[zoom]?.members ?? []
     let coordinates = [Float](unsafeUninitializedCapacity: members.count * 2) { buffer, count in
       entries.x.withUnsafeBufferPointer { xs in
         entries.y.withUnsafeBufferPointer { ys in
@@ -93,17 +118,19 @@ public final class ClusterIndex: @unchecked Sendable {
       }
       count = members.count * 2
     }
-    return Level(
-      members: members, tree: KDBush(coordinates: coordinates, nodeSize: options.nodeSize))
+    let tree = KDBush(coordinates: coordinates, nodeSize: options.nodeSize)
+    trees[zoom] = tree
+    return tree
   }
 
   /// Clusters the items of the level above `zoom` (supercluster's `_cluster`).
   ///
   /// supercluster queries the level's tree around each item in turn. The neighbours of every
   /// item are found here at once instead (`FixedRadiusNeighbours`, the same sets as the tree
-  /// queries) and put in the order the tree reports them (its traversal ranks), which decides
-  /// the order in which centroids are summed and, with `minPoints` > 2, the order of the next
-  /// level. Items are visited in level order, as supercluster does.
+  /// queries). Their order decides the order in which centroids are summed and, with
+  /// `minPoints` > 2, the order of the next level: with `exactOrder` or `minPoints` > 2 they are
+  /// put in the order the tree reports them (its traversal ranks), otherwise in level order.
+  /// Items are visited in level order, as supercluster does.
   private func cluster(_ level: Level, zoom: Int) -> [UInt32] {
     let r = options.radius / (options.extent * pow(2, Double(zoom)))
     let n = level.members.count
@@ -135,6 +162,7 @@ public final class ClusterIndex: @unchecked Sendable {
     guard let found else { return clusterByQueries(level, zoom: zoom, radius: r) }
 
     let minPoints = options.minPoints
+    let treeOrder = options.exactOrder || minPoints > 2
     var next: [UInt32] = []
     next.reserveCapacity(n)
     // Clusters formed at this zoom; they join `entries` after the loop, which only reads the
@@ -167,8 +195,12 @@ public final class ClusterIndex: @unchecked Sendable {
                   continue
                 }
                 if neighbours.count > 1 {
-                  if ranks.isEmpty { ranks = level.tree.traversalRanks() }
-                  neighbours.sort { ranks[$0] < ranks[$1] }
+                  if treeOrder {
+                    if ranks.isEmpty { ranks = tree(zoom + 1).traversalRanks() }
+                    neighbours.sort { ranks[$0] < ranks[$1] }
+                  } else {
+                    neighbours.sort()
+                  }
                 }
                 let originCount = counts[e]
                 var count = originCount
@@ -213,6 +245,7 @@ public final class ClusterIndex: @unchecked Sendable {
   /// hold (far outside the projected world).
   private func clusterByQueries(_ level: Level, zoom: Int, radius r: Double) -> [UInt32] {
     let minPoints = options.minPoints
+    let tree = tree(zoom + 1)
     var next: [UInt32] = []
     next.reserveCapacity(level.members.count)
     var formed = Entries()
@@ -226,7 +259,7 @@ public final class ClusterIndex: @unchecked Sendable {
       let x = entries.x[e]
       let y = entries.y[e]
       neighbours.removeAll(keepingCapacity: true)
-      level.tree.within(x: x, y: y, radius: r) { if !taken[$0] { neighbours.append($0) } }
+      tree.within(x: x, y: y, radius: r) { if !taken[$0] { neighbours.append($0) } }
       let originCount = entries.count[e]
       var count = originCount
       for q in neighbours { count += entries.count[Int(level.members[q])] }

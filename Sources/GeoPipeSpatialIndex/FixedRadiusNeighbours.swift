@@ -8,16 +8,19 @@
 /// against stored `Float` coordinates, `dx² + dy² <= r²`), so the sets found are identical; the
 /// lists come in no particular order.
 public struct FixedRadiusNeighbours: Sendable {
-  /// `neighbours[offsets[i]..<offsets[i + 1]]`: the items within the radius of item `i`,
-  /// other than `i` itself.
-  public private(set) var offsets: [UInt32]
-  /// The neighbour lists, one after another.
+  /// `neighbours[starts[i]..<starts[i] + counts[i]]`: the items within the radius of item
+  /// `i`, other than `i` itself.
+  public private(set) var starts: [UInt32]
+  /// The number of neighbours of each item.
+  public private(set) var counts: [UInt32]
+  /// The neighbour lists, one after another (in grid order, not item order).
   public private(set) var neighbours: [UInt32]
 
   /// The neighbours of item `i`.
   @inlinable
   public func neighbours(of i: Int) -> ArraySlice<UInt32> {
-    neighbours[Int(offsets[i])..<Int(offsets[i + 1])]
+    let start = Int(starts[i])
+    return neighbours[start..<start + Int(counts[i])]
   }
 
   /// Finds, for each item, the items whose stored point (`pointX`, `pointY`) lies within
@@ -33,7 +36,8 @@ public struct FixedRadiusNeighbours: Sendable {
     let n = queryX.count
     precondition(queryY.count == n && pointX.count == n && pointY.count == n)
     guard n <= Int(UInt32.max) - 1, radius.isFinite, radius > 0 else { return nil }
-    offsets = [UInt32](repeating: 0, count: n + 1)
+    starts = [UInt32](repeating: 0, count: n)
+    counts = [UInt32](repeating: 0, count: n)
     neighbours = []
     if n == 0 { return }
 
@@ -76,70 +80,80 @@ public struct FixedRadiusNeighbours: Sendable {
     let sortedY = order.map { pointY[Int($0)] }
 
     let r2 = radius * radius
+    var starts = [UInt32](repeating: 0, count: n)
     var counts = [UInt32](repeating: 0, count: n)
     var found: [UInt32] = []
     found.reserveCapacity(n)
+    var overflow = false
     keys.withUnsafeBufferPointer { keys in
       order.withUnsafeBufferPointer { order in
         sortedX.withUnsafeBufferPointer { sortedX in
           sortedY.withUnsafeBufferPointer { sortedY in
-            counts.withUnsafeMutableBufferPointer { counts in
-              // For the rows above, at and below the current cell: where the keys from column
-              // - 1 to column + 1 start and end in the sorted keys.
-              var low = (0, 0, 0)
-              var high = (0, 0, 0)
-              func span(
-                _ row: UInt64, _ from: UInt64, _ through: UInt64, _ l: inout Int, _ h: inout Int
-              ) {
-                let first = row * columns + from
-                let last = row * columns + through
-                while l < n && keys[l] < first { l += 1 }
-                if h < l { h = l }
-                while h < n && keys[h] <= last { h += 1 }
-              }
-              var start = 0
-              while start < n {
-                let key = keys[start]
-                var end = start + 1
-                while end < n && keys[end] == key { end += 1 }
-                let row = key / columns
-                let column = key % columns
-                let from = column == 0 ? 0 : column - 1
-                let through = min(column + 1, columns - 1)
-                if row > 0 { span(row - 1, from, through, &low.0, &high.0) } else { high.0 = low.0 }
-                span(row, from, through, &low.1, &high.1)
-                if row + 1 < rows {
-                  span(row + 1, from, through, &low.2, &high.2)
-                } else {
-                  high.2 = low.2
+            starts.withUnsafeMutableBufferPointer { starts in
+              counts.withUnsafeMutableBufferPointer { counts in
+                // For the rows above, at and below the current cell: where the keys from column
+                // - 1 to column + 1 start and end in the sorted keys.
+                var low = (0, 0, 0)
+                var high = (0, 0, 0)
+                func span(
+                  _ row: UInt64, _ from: UInt64, _ through: UInt64, _ l: inout Int, _ h: inout Int
+                ) {
+                  let first = row * columns + from
+                  let last = row * columns + through
+                  while l < n && keys[l] < first { l += 1 }
+                  if h < l { h = l }
+                  while h < n && keys[h] <= last { h += 1 }
                 }
-                // A cell alone in its neighbourhood: its items have no neighbours.
-                if high.0 - low.0 + high.1 - low.1 + high.2 - low.2 > 1 {
-                  for k in start..<end {
-                    let item = order[k]
-                    let qx = queryX[Int(item)]
-                    let qy = queryY[Int(item)]
-                    var count: UInt32 = 0
-                    func scan(_ from: Int, _ to: Int) {
-                      for c in from..<to where c != k {
-                        let dx = Double(sortedX[c]) - qx
-                        let dy = Double(sortedY[c]) - qy
-                        if dx * dx + dy * dy <= r2 {
-                          found.append(order[c])
-                          count += 1
+                var start = 0
+                while start < n && !overflow {
+                  let key = keys[start]
+                  var end = start + 1
+                  while end < n && keys[end] == key { end += 1 }
+                  let row = key / columns
+                  let column = key % columns
+                  let from = column == 0 ? 0 : column - 1
+                  let through = min(column + 1, columns - 1)
+                  if row > 0 {
+                    span(row - 1, from, through, &low.0, &high.0)
+                  } else {
+                    high.0 = low.0
+                  }
+                  span(row, from, through, &low.1, &high.1)
+                  if row + 1 < rows {
+                    span(row + 1, from, through, &low.2, &high.2)
+                  } else {
+                    high.2 = low.2
+                  }
+                  // A cell alone in its neighbourhood: its items have no neighbours.
+                  if high.0 - low.0 + high.1 - low.1 + high.2 - low.2 > 1 {
+                    for k in start..<end {
+                      let item = order[k]
+                      let qx = queryX[Int(item)]
+                      let qy = queryY[Int(item)]
+                      var count: UInt32 = 0
+                      let begin = found.count
+                      func scan(_ from: Int, _ to: Int) {
+                        for c in from..<to where c != k {
+                          let dx = Double(sortedX[c]) - qx
+                          let dy = Double(sortedY[c]) - qy
+                          if dx * dx + dy * dy <= r2 {
+                            found.append(order[c])
+                            count += 1
+                          }
                         }
                       }
-                    }
-                    scan(low.0, high.0)
-                    scan(low.1, high.1)
-                    scan(low.2, high.2)
-                    if count > 0 {
-                      found.append(item)
-                      counts[Int(item)] = count
+                      scan(low.0, high.0)
+                      scan(low.1, high.1)
+                      scan(low.2, high.2)
+                      if count > 0 {
+                        guard begin + Int(count) <= Int(UInt32.max) else { overflow = true; return }
+                        starts[Int(item)] = UInt32(begin)
+                        counts[Int(item)] = count
+                      }
                     }
                   }
+                  start = end
                 }
-                start = end
               }
             }
           }
@@ -147,23 +161,10 @@ public struct FixedRadiusNeighbours: Sendable {
       }
     }
 
-    // `found` holds each item's neighbours followed by the item; lay them out by item.
-    var total: UInt32 = 0
-    for i in 0..<n {
-      offsets[i] = total
-      total += counts[i]
-    }
-    offsets[n] = total
-    neighbours = [UInt32](repeating: 0, count: Int(total))
-    var end = found.count
-    while end > 0 {
-      let item = Int(found[end - 1])
-      let count = Int(counts[item])
-      let begin = end - 1 - count
-      let target = Int(offsets[item])
-      for j in 0..<count { neighbours[target + j] = found[begin + j] }
-      end = begin
-    }
+    if overflow { return nil }
+    self.starts = starts
+    self.counts = counts
+    neighbours = found
   }
 
   /// Sorts `keys` (of at most `keyBits` significant bits) in place, stably, and returns the
