@@ -55,12 +55,13 @@ extension ClusterIndex {
       return
     }
     let zoom = limitZoom(zoom)
-    guard let level = levels[zoom] else { return }
-    tree(zoom).range(
+    guard levels[zoom] != nil else { return }
+    let (tree, members) = treeAndMembers(zoom)
+    tree.rangePositions(
       minX: Projection.x(longitude: minLng), minY: Projection.y(latitude: maxLat),
       maxX: Projection.x(longitude: maxLng), maxY: Projection.y(latitude: minLat)
     ) { position in
-      visit(item(Int(level.members[position])))
+      visit(item(Int(members[position])))
     }
   }
 
@@ -104,16 +105,16 @@ extension ClusterIndex {
     zoom z: Int, x: Int, y: Int, coordinates: (Int) -> (longitude: Double, latitude: Double)
   ) -> [(item: ClusterItem, x: Int, y: Int)]? {
     let levelZoom = limitZoom(Double(z))
-    guard let level = levels[levelZoom] else { return nil }
-    let tree = tree(levelZoom)
+    guard levels[levelZoom] != nil else { return nil }
+    let (tree, members) = treeAndMembers(levelZoom)
     let z2 = pow(2, Double(z))
     let p = options.radius / options.extent
     let top = (Double(y) - p) / z2
     let bottom = (Double(y) + 1 + p) / z2
     var result: [(ClusterItem, Int, Int)] = []
     func add(_ minX: Double, _ maxX: Double, shift: Double) {
-      tree.range(minX: minX, minY: top, maxX: maxX, maxY: bottom) { position in
-        let e = Int(level.members[position])
+      tree.rangePositions(minX: minX, minY: top, maxX: maxX, maxY: bottom) { position in
+        let e = Int(members[position])
         let item = item(e)
         var px = entries.x[e]
         var py = entries.y[e]

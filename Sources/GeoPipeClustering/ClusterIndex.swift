@@ -61,6 +61,8 @@ public final class ClusterIndex: @unchecked Sendable {
   /// `trees[z]`: the kd-tree over the members of `levels[z]` (ids are level positions), once
   /// built.
   private var trees: [KDBush?]
+  /// `treeMembers[z][i]`: the entry stored at position `i` of `trees[z]`.
+  private var treeMembers: [[UInt32]]
   private let treeLock = NSLock()
 
   /// Builds the index from input coordinates (nil for an input without coordinates).
@@ -75,15 +77,27 @@ public final class ClusterIndex: @unchecked Sendable {
     inputCount = idBase ?? coordinates.count
     levels = Array(repeating: nil, count: options.maxZoom + 2)
     trees = Array(repeating: nil, count: options.maxZoom + 2)
-    var members: [UInt32] = []
-    members.reserveCapacity(coordinates.count)
-    entries.reserveCapacity(coordinates.count * 2)
+    treeMembers = Array(repeating: [], count: options.maxZoom + 2)
+    // The points in input order (supercluster's order at the top level), their entries in
+    // Z-order, so that the queries' lookups of nearby items read nearby memory.
+    var inputs: [Int] = []
+    var xs: [Float] = []
+    var ys: [Float] = []
+    inputs.reserveCapacity(coordinates.count)
+    xs.reserveCapacity(coordinates.count)
+    ys.reserveCapacity(coordinates.count)
     for (i, point) in coordinates.enumerated() {
       guard let point else { continue }
-      let x = Double(Float(Projection.x(longitude: point.longitude)))
-      let y = Double(Float(Projection.y(latitude: point.latitude)))
-      members.append(UInt32(entries.size))
-      entries.append(x: x, y: y, count: 1, ident: i)
+      inputs.append(i)
+      xs.append(Float(Projection.x(longitude: point.longitude)))
+      ys.append(Float(Projection.y(latitude: point.latitude)))
+    }
+    var members = [UInt32](repeating: 0, count: inputs.count)
+    entries.reserveCapacity(inputs.count * 2)
+    for p in ZOrder.order(xs: xs, ys: ys) {
+      let p = Int(p)
+      members[p] = UInt32(entries.size)
+      entries.append(x: Double(xs[p]), y: Double(ys[p]), count: 1, ident: inputs[p])
     }
     var level = Level(members: members)
     levels[options.maxZoom + 1] = level
@@ -102,10 +116,13 @@ public final class ClusterIndex: @unchecked Sendable {
   }
 
   /// The kd-tree of the level at `zoom`, built on first use.
-  func tree(_ zoom: Int) -> KDBush {
+  func tree(_ zoom: Int) -> KDBush { treeAndMembers(zoom).tree }
+
+  /// The kd-tree of the level at `zoom` and the entry at each of its storage positions.
+  func treeAndMembers(_ zoom: Int) -> (tree: KDBush, members: [UInt32]) {
     treeLock.lock()
     defer { treeLock.unlock() }
-    if let tree = trees[zoom] { return tree }
+    if let tree = trees[zoom] { return (tree, treeMembers[zoom]) }
     let members = levels[zoom]?.members ?? []
     let coordinates = [Float](unsafeUninitializedCapacity: members.count * 2) { buffer, count in
       entries.x.withUnsafeBufferPointer { xs in
@@ -119,8 +136,10 @@ public final class ClusterIndex: @unchecked Sendable {
       count = members.count * 2
     }
     let tree = KDBush(coordinates: coordinates, nodeSize: options.nodeSize)
+    let stored = tree.ids.map { members[Int($0)] }
     trees[zoom] = tree
-    return tree
+    treeMembers[zoom] = stored
+    return (tree, stored)
   }
 
   /// Clusters the items of the level above `zoom` (supercluster's `_cluster`).

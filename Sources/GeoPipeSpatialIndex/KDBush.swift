@@ -95,6 +95,17 @@ public struct KDBush: Sendable {
     minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int) -> Void
   ) {
     ids.withUnsafeBufferPointer { ids in
+      rangePositions(minX: minX, minY: minY, maxX: maxX, maxY: maxY) { visit(Int(ids[$0])) }
+    }
+  }
+
+  /// Calls `visit` with the storage position (an index into `ids`) of each item inside the box,
+  /// in kdbush's order.
+  @inlinable
+  public func rangePositions(
+    minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int) -> Void
+  ) {
+    ids.withUnsafeBufferPointer { ids in
       coords.withUnsafeBufferPointer { coords in
         var stack: [Int] = [0, ids.count - 1, 0]
         while !stack.isEmpty {
@@ -106,7 +117,7 @@ public struct KDBush: Sendable {
               for i in left...right {
                 let x = Double(coords[2 * i])
                 let y = Double(coords[2 * i + 1])
-                if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(Int(ids[i])) }
+                if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(i) }
               }
             }
             continue
@@ -114,7 +125,7 @@ public struct KDBush: Sendable {
           let m = (left + right) >> 1
           let x = Double(coords[2 * m])
           let y = Double(coords[2 * m + 1])
-          if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(Int(ids[m])) }
+          if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(m) }
           if axis == 0 ? minX <= x : minY <= y {
             stack.append(left)
             stack.append(m - 1)
