@@ -62,18 +62,24 @@ public struct FixedRadiusNeighbours: Sendable {
     let scale = 1 / cell
     let columnsD = ((maxX - minX) * scale).rounded(.down) + 1
     let rowsD = ((maxY - minY) * scale).rounded(.down) + 1
-    guard columnsD * rowsD < 0x1p62 else { return nil }
+    guard columnsD < 0x1p31, rowsD < 0x1p31 else { return nil }
     let columns = UInt64(columnsD)
     let rows = UInt64(rowsD)
 
-    // Cell keys in row-major order, and the items sorted by them.
-    var keys = [UInt64](repeating: 0, count: n)
-    for i in 0..<n {
-      let column = min(UInt64(((Double(pointX[i]) - minX) * scale).rounded(.down)), columns - 1)
-      let row = min(UInt64(((Double(pointY[i]) - minY) * scale).rounded(.down)), rows - 1)
-      keys[i] = row * columns + column
+    // Cell keys in row-major order (the row in the high bits, the column in the low ones), and
+    // the items sorted by them.
+    let columnBits = UInt64(64 - (columns - 1).leadingZeroBitCount)
+    let rowBits = 64 - (rows - 1).leadingZeroBitCount
+    let columnMask: UInt64 = (1 << columnBits) - 1
+    var keys = [UInt64](unsafeUninitializedCapacity: n) { keys, count in
+      for i in 0..<n {
+        let column = min(UInt64(((Double(pointX[i]) - minX) * scale).rounded(.down)), columns - 1)
+        let row = min(UInt64(((Double(pointY[i]) - minY) * scale).rounded(.down)), rows - 1)
+        keys[i] = row << columnBits | column
+      }
+      count = n
     }
-    let order = Self.radixSort(keys: &keys, keyBits: 64 - (rows * columns - 1).leadingZeroBitCount)
+    let order = Self.radixSort(keys: &keys, keyBits: Int(columnBits) + rowBits)
 
     // Stored points in sorted order, so that the candidate scans read memory in sequence.
     let sortedX = order.map { pointX[Int($0)] }
@@ -98,8 +104,8 @@ public struct FixedRadiusNeighbours: Sendable {
                 func span(
                   _ row: UInt64, _ from: UInt64, _ through: UInt64, _ l: inout Int, _ h: inout Int
                 ) {
-                  let first = row * columns + from
-                  let last = row * columns + through
+                  let first = row << columnBits | from
+                  let last = row << columnBits | through
                   while l < n && keys[l] < first { l += 1 }
                   if h < l { h = l }
                   while h < n && keys[h] <= last { h += 1 }
@@ -109,8 +115,8 @@ public struct FixedRadiusNeighbours: Sendable {
                   let key = keys[start]
                   var end = start + 1
                   while end < n && keys[end] == key { end += 1 }
-                  let row = key / columns
-                  let column = key % columns
+                  let row = key >> columnBits
+                  let column = key & columnMask
                   let from = column == 0 ? 0 : column - 1
                   let through = min(column + 1, columns - 1)
                   if row > 0 {
@@ -175,23 +181,30 @@ public struct FixedRadiusNeighbours: Sendable {
       for i in 0..<n { buffer[i] = UInt32(i) }
       count = n
     }
-    if keyBits <= 0 { return order }
+    if keyBits <= 0 || n < 2 { return order }
     let digitBits = 11
+    let radix = 1 << digitBits
     let passes = (keyBits + digitBits - 1) / digitBits
-    let mask = UInt64((1 << digitBits) - 1)
-    var histograms = [Int](repeating: 0, count: passes << digitBits)
-    for key in keys {
-      for pass in 0..<passes {
-        histograms[(pass << digitBits) + Int((key >> UInt64(pass * digitBits)) & mask)] += 1
-      }
-    }
+    let mask = UInt64(radix - 1)
+    var histograms = [Int](repeating: 0, count: passes * radix)
     var otherKeys = [UInt64](repeating: 0, count: n)
     var otherOrder = [UInt32](repeating: 0, count: n)
+    histograms.withUnsafeMutableBufferPointer { histograms in
+      keys.withUnsafeBufferPointer { keys in
+        for key in keys {
+          var shifted = key
+          for pass in 0..<passes {
+            histograms[pass &* radix &+ Int(shifted & mask)] &+= 1
+            shifted >>= UInt64(digitBits)
+          }
+        }
+      }
+    }
     for pass in 0..<passes {
-      let base = pass << digitBits
+      let base = pass * radix
       var sum = 0
       var single = false
-      for digit in 0..<(1 << digitBits) {
+      for digit in 0..<radix {
         let count = histograms[base + digit]
         if count == n { single = true }
         histograms[base + digit] = sum
@@ -199,13 +212,24 @@ public struct FixedRadiusNeighbours: Sendable {
       }
       if single { continue }  // every key has the same digit: this pass would not move them
       let shift = UInt64(pass * digitBits)
-      for i in 0..<n {
-        let key = keys[i]
-        let digit = base + Int((key >> shift) & mask)
-        let target = histograms[digit]
-        histograms[digit] = target + 1
-        otherKeys[target] = key
-        otherOrder[target] = order[i]
+      histograms.withUnsafeMutableBufferPointer { histograms in
+        keys.withUnsafeBufferPointer { keys in
+          order.withUnsafeBufferPointer { order in
+            otherKeys.withUnsafeMutableBufferPointer { otherKeys in
+              otherOrder.withUnsafeMutableBufferPointer { otherOrder in
+                let offsets = histograms.baseAddress! + base
+                for i in 0..<n {
+                  let key = keys[i]
+                  let digit = Int((key >> shift) & mask)
+                  let target = offsets[digit]
+                  offsets[digit] = target &+ 1
+                  otherKeys[target] = key
+                  otherOrder[target] = order[i]
+                }
+              }
+            }
+          }
+        }
       }
       swap(&keys, &otherKeys)
       swap(&order, &otherOrder)
