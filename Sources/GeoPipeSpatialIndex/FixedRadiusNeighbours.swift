@@ -217,12 +217,11 @@ public struct FixedRadiusNeighbours: Sendable {
           order.withUnsafeBufferPointer { order in
             otherKeys.withUnsafeMutableBufferPointer { otherKeys in
               otherOrder.withUnsafeMutableBufferPointer { otherOrder in
-                let offsets = histograms.baseAddress! + base
                 for i in 0..<n {
                   let key = keys[i]
-                  let digit = Int((key >> shift) & mask)
-                  let target = offsets[digit]
-                  offsets[digit] = target &+ 1
+                  let digit = base &+ Int((key >> shift) & mask)
+                  let target = histograms[digit]
+                  histograms[digit] = target &+ 1
                   otherKeys[target] = key
                   otherOrder[target] = order[i]
                 }
