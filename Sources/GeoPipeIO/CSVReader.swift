@@ -17,6 +17,10 @@ public final class CSVReader: FeatureSource {
   public private(set) var skippedCount = 0
   /// Bytes consumed from the input so far.
   public var bytesRead: Int { buffer.bytesRead }
+  /// Where the row that `next()` returned last begins; ask before calling `next()` again.
+  public var lastFeatureLocation: SourceLocation? {
+    fields.first.map { buffer.location(of: $0.lowerBound) }
+  }
 
   let buffer: InputBuffer
   let options: ReadOptions
@@ -52,7 +56,8 @@ public final class CSVReader: FeatureSource {
         skippedCount += 1
         options.diagnostics(
           ReadDiagnostic(
-            severity: "warning", message: "skipped: \(error.message)", location: error.location))
+            severity: "warning", message: "skipped: \(error.message)", location: error.location,
+            problem: error.problem ?? .structure))
       }
     }
   }
@@ -231,12 +236,13 @@ public final class CSVReader: FeatureSource {
     }
     var text: String { String(decoding: cell, as: UTF8.self) }
     guard let value, value.isFinite else {
-      throw GeoPipeError.data("\(name) \"\(text)\" is not a number", at: at)
+      throw GeoPipeError.data(
+        "\(name) \"\(text)\" is not a number", at: at, problem: .nonFiniteCoordinate)
     }
     if options.checkRanges && !(value >= -limit && value <= limit) {
       throw GeoPipeError.data(
         "\(name) \(text) is out of range [-\(Int(limit)), \(Int(limit))] "
-          + "(use --crs if these are not WGS84 degrees)", at: at)
+          + "(use --crs if these are not WGS84 degrees)", at: at, problem: .coordinateOutOfRange)
     }
     return value
   }

@@ -149,7 +149,8 @@ extension JSONScanner {
     let line = try parsePositions(minimum: 0, ring: false, checkRanges)
     if line.count == 1 {
       throw ScanError(
-        "a LineString needs at least two positions, found 1", at: start, structural: true)
+        "a LineString needs at least two positions, found 1", at: start, structural: true,
+        problem: .tooFewPositions)
     }
     return line
   }
@@ -205,12 +206,13 @@ extension JSONScanner {
       let what =
         ring
         ? "a polygon ring needs at least four positions" : "a line needs at least two positions"
-      throw ScanError("\(what), found \(array.count)", at: start, structural: true)
+      throw ScanError(
+        "\(what), found \(array.count)", at: start, structural: true, problem: .tooFewPositions)
     }
     if ring, let first = array.first, let last = array.last, first != last {
       throw ScanError(
         "polygon ring is not closed: its first and last positions differ", at: start,
-        structural: true)
+        structural: true, problem: .unclosedRing)
     }
     return array
   }
@@ -234,24 +236,27 @@ extension JSONScanner {
             throw ScanError(
               "coordinates are nested too deeply for this geometry type", at: i, structural: true)
           }
+          // NaN and Infinity are not JSON, but some writers emit them for missing numbers.
           throw ScanError(
             "a position must contain only numbers, found \(describeByte(at: i))", at: i,
-            structural: true)
+            structural: true, problem: c == 0x4E || c == 0x49 ? .nonFiniteCoordinate : nil)
         }
         let (value, at) = try parseDouble()
         guard value.isFinite else {
-          throw ScanError("coordinate is not a finite number", at: at, structural: true)
+          throw ScanError(
+            "coordinate is not a finite number", at: at, structural: true,
+            problem: .nonFiniteCoordinate)
         }
         if checkRanges {
           if count == 0 && !(value >= -180 && value <= 180) {
             throw ScanError(
               "longitude \(value) is out of range [-180, 180] (use --crs if these are not WGS84 degrees)",
-              at: at, structural: true)
+              at: at, structural: true, problem: .coordinateOutOfRange)
           }
           if count == 1 && !(value >= -90 && value <= 90) {
             throw ScanError(
               "latitude \(value) is out of range [-90, 90] (use --crs if these are not WGS84 degrees)",
-              at: at, structural: true)
+              at: at, structural: true, problem: .coordinateOutOfRange)
           }
         }
         switch count {
