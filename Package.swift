@@ -16,6 +16,9 @@ var targets: [Target] = [
     name: "CPROJ", path: "Sources/CPROJ", pkgConfig: "proj",
     providers: [.apt(["libproj-dev"])]),
   .systemLibrary(
+    name: "CGEOS", path: "Sources/CGEOS", pkgConfig: "geos",
+    providers: [.apt(["libgeos-dev"])]),
+  .systemLibrary(
     name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
     providers: [.apt(["libyaml-dev"])]),
   .systemLibrary(
@@ -31,6 +34,7 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
+  .target(name: "GeoPipeGEOS", dependencies: ["GeoPipeCore", "CGEOS"], swiftSettings: fast),
   .target(
     name: "GeoPipeStages",
     dependencies: [
@@ -38,7 +42,8 @@ var targets: [Target] = [
     ],
     swiftSettings: fast),
   .target(
-    name: "GeoPipeValidation", dependencies: ["GeoPipeCore", "GeoPipeIO"], swiftSettings: strict),
+    name: "GeoPipeValidation", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGEOS"],
+    swiftSettings: strict),
   .target(
     name: "GeoPipePipeline", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "CYAML"],
     swiftSettings: strict),
@@ -61,6 +66,7 @@ var targets: [Target] = [
     name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
+  .testTarget(name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeValidationTests", dependencies: ["GeoPipeValidation"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),

@@ -183,7 +183,14 @@ struct ValidateCommand {
   ) -> Int32 {
     let quiet = values.flag("quiet")
     let limit = values.integer("max-findings")
-    let validator = Validator(options: options, validity: GEOSValidity.checker())
+    let validity: GEOSValidityChecker
+    do {
+      validity = try GEOSValidityChecker()
+    } catch {
+      Terminal.printError("error: cannot start GEOS: \(error)")
+      return ExitStatus.ioError.rawValue
+    }
+    let validator = Validator(options: options, validity: validity)
     let report = ReportWriter(format: format)
     var totals = RunTotals()
     var status = ExitStatus.success
@@ -269,9 +276,4 @@ final class ReportOutput {
     try buffer.withUnsafeBytes { try file.write($0) }
     buffer.removeAll(keepingCapacity: true)
   }
-}
-
-/// Where GEOS validity comes from: nothing until the GEOS module is wired in.
-enum GEOSValidity {
-  static func checker() -> (any ValidityChecker)? { nil }
 }
