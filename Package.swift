@@ -68,7 +68,8 @@ var targets: [Target] = [
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
   .testTarget(name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS"], swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeValidationTests", dependencies: ["GeoPipeValidation"], swiftSettings: strict),
+    name: "GeoPipeValidationTests", dependencies: ["GeoPipeValidation", "GeoPipeIO"],
+    swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 

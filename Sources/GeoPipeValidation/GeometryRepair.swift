@@ -14,8 +14,11 @@ public enum GeometryRepair {
     }
   }
 
+  /// The path without repeats, unless that leaves too few positions for a line (2) or a
+  /// ring (4): then GEOS's make-valid decides what the degenerate part becomes.
   private static func dedupe(_ path: CoordinateArray) -> CoordinateArray {
     guard path.count > 1 else { return path }
+    let isRing = path.count > 3 && path[0] == path[path.count - 1]
     var result = CoordinateArray(dimension: path.dimension)
     result.reserveCapacity(path.count)
     var previous = path[0]
@@ -26,7 +29,7 @@ public enum GeometryRepair {
       result.append(p)
       previous = p
     }
-    return result
+    return result.count >= (isRing ? 4 : 2) ? result : path
   }
 }
 

@@ -85,8 +85,10 @@ struct Repair {
   /// by GEOS when it is invalid, and wound as RFC 7946 asks.
   static func repair(_ geometry: Geometry, validity: (any ValidityChecker)?) throws -> Geometry {
     var result = Antimeridian.split(GeometryRepair.droppingDuplicates(geometry))
-    if let validity, !GeometryChecks.isEmpty(result), try validity.invalidity(of: result) != nil {
-      result = try validity.makeValid(result)
+    if let validity, !GeometryChecks.isEmpty(result), try validity.invalidity(of: result) != nil,
+      let valid = try? validity.makeValid(result)
+    {
+      result = valid
     }
     return result.rewound()
   }

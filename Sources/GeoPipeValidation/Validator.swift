@@ -58,11 +58,12 @@ public final class Validator {
           feature = try reader.next()
         } catch let error as GeoPipeError where error.status != .noInput {
           guard try run.skipped(queue.take()) else { break }
+          if error.location != nil { run.summary.features += 1 }
           _ = try run.emit(
             Finding(
               Rule.forInput(error.problem), error.message,
               at: error.location ?? SourceLocation(file: name, line: 1, column: 1),
-              feature: error.location == nil ? nil : run.summary.features))
+              feature: error.location == nil ? nil : run.summary.features - 1))
           repair?.abort()
           run.summary.fixSkipped = "it cannot be read to the end"
           break
