@@ -58,7 +58,7 @@ struct Repair {
     var fixed = feature
     if let geometry = feature.geometry {
       let repairedGeometry = try Repair.repair(geometry, validity: validity)
-      if repairedGeometry != geometry.rewound() { repaired += 1 }
+      if repairedGeometry != geometry { repaired += 1 }
       fixed.geometry = repairedGeometry
     }
     try writer.write(fixed)

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+
+/// `geopipe validate` run on the files in `Fixtures/validate/`: reports compared with the
+/// expected files beside them, exit statuses, CI controls and `--fix`.
+@Suite struct ValidateTests {
+  static let folder = CLI.fixtures("validate")
+  static let files = ["mixed.geojson", "broken.geojsonl", "clean.geojsonl"]
+
+  struct Golden: Sendable, CustomTestStringConvertible {
+    var expected: String
+    var arguments: [String]
+    var testDescription: String { expected }
+  }
+
+  @Test(arguments: [
+    Golden(expected: "all.txt", arguments: ["--schema", "schema.json"] + files),
+    Golden(expected: "all.github.txt", arguments: ["--format", "github"] + files),
+    Golden(expected: "all.junit.xml", arguments: ["--format", "junit"] + files),
+    Golden(
+      expected: "broken.json", arguments: ["--format", "json", "--schema", "schema.json", files[1]]),
+    Golden(expected: "mixed.sarif.json", arguments: ["--format", "sarif", files[0]]),
+  ])
+  func reportsMatchTheExpectedFiles(golden: Golden) throws {
+    let run = try geopipe(["validate"] + golden.arguments, in: Self.folder)
+    #expect(run.status == 1, "\(run)")
+    #expect(run.err == "")
+    let expected = Self.folder.appendingPathComponent(golden.expected)
+    if ProcessInfo.processInfo.environment["GEOPIPE_UPDATE_GOLDENS"] != nil {
+      try run.stdout.write(to: expected)
+    }
+    #expect(run.out == text(expected))
+  }
+
+  @Test func machineReadableReportsParse() throws {
+    for format in ["json", "sarif"] {
+      let run = try geopipe(["validate", "--format", format] + Self.files, in: Self.folder)
+      let document = try JSON.parse(run.out)
+      #expect(document["findings"] != nil || document["runs"] != nil, "\(format)")
+    }
+    let json = try JSON.parse(
+      try geopipe(["validate", "--format", "json", "mixed.geojson"], in: Self.folder).out)
+    let first = try #require(json["findings"]?.array?.first)
+    #expect(first["file"]?.string == "mixed.geojson")
+    #expect(first["line"]?.number == 3)
+    #expect(first["column"]?.number == 1)
+    #expect(first["feature"]?.number == 1)
+    #expect(first["rule"]?.string == "GP010")
+    #expect(first["severity"]?.string == "error")
+    #expect(first["reason"]?.string == "Self-intersection")
+    #expect(first["message"]?.string == "Self-intersection at (5, 5)")
+    #expect(json["summary"]?["errors"]?.number == 4)
+  }
+
+  @Test func exitStatuses() throws {
+    let clean = try geopipe(["validate", "clean.geojsonl"], in: Self.folder)
+    #expect(clean.status == 0, "warnings alone pass")
+    #expect(clean.outLines.last == "validate: 1 file, 3 features: 0 errors, 1 warning")
+    let strict = try geopipe(
+      ["validate", "--warnings-as-errors", "clean.geojsonl"], in: Self.folder)
+    #expect(strict.status == 1)
+    #expect(strict.outLines.first?.contains("error[GP020]") == true)
+    let ignored = try geopipe(
+      ["validate", "--warnings-as-errors", "--ignore", "winding", "clean.geojsonl"],
+      in: Self.folder)
+    #expect(ignored.status == 0)
+    #expect(ignored.out == "validate: 1 file, 3 features: no problems\n")
+    let missing = try geopipe(["validate", "clean.geojsonl", "missing.geojson"], in: Self.folder)
+    #expect(missing.status == 66)
+    #expect(missing.err.contains("cannot open 'missing.geojson'"))
+    #expect(missing.outLines.last?.hasSuffix("1 file could not be opened") == true)
+    let unknownRule = try geopipe(["validate", "--select", "GP999", "clean.geojsonl"])
+    #expect(unknownRule.status == 64)
+    #expect(unknownRule.err.hasPrefix("error: --select: unknown rule 'GP999'"))
+    #expect(try geopipe(["validate"]).status == 64)
+    #expect(try geopipe(["validate", "--format", "xml", "a.geojson"]).status == 64)
+    let badSchema = try withTemporaryDirectory { folder in
+      try write(
+        #"{"properties": {"a": {"format": "date"}}}"#, to: folder.appendingPathComponent("s.json"))
+      return try geopipe(["validate", "--schema", "s.json", "x.geojson"], in: folder)
+    }
+    #expect(badSchema.status == 64)
+    #expect(badSchema.err.contains("\"format\" is not supported"))
+  }
+
+  @Test func selectRunsOnlyTheNamedRules() throws {
+    let run = try geopipe(
+      ["validate", "--select", "GP010,hole-outside-shell", "mixed.geojson"], in: Self.folder)
+    #expect(run.status == 1)
+    #expect(
+      run.outLines.map { $0.components(separatedBy: ": ")[1] } == [
+        "error[GP010]", "error[GP012]", "1 file, 8 features",
+      ])
+  }
+
+  @Test func maxFindingsStopsEarly() throws {
+    let run = try geopipe(["validate", "--max-findings", "2"] + Self.files, in: Self.folder)
+    #expect(run.status == 1)
+    #expect(run.outLines.count == 3)
+    #expect(run.outLines.last?.hasSuffix("(stopped at --max-findings)") == true)
+  }
+
+  @Test func githubAnnotationsAreCappedWithASummary() throws {
+    let bowtie =
+      #"{"type":"Feature","geometry":{"type":"Polygon","coordinates":[[[0,0],[10,10],[10,0],[0,10],[0,0]]]},"properties":{}}"#
+    let run = try withTemporaryDirectory { folder in
+      try write(
+        String(repeating: bowtie + "\n", count: 14), to: folder.appendingPathComponent("b.geojsonl")
+      )
+      return try geopipe(["validate", "--format", "github", "b.geojsonl"], in: folder)
+    }
+    #expect(run.status == 1)
+    let lines = run.outLines
+    #expect(lines.count == 15)
+    #expect(lines.prefix(10).allSatisfy { $0.hasPrefix("::error file=b.geojsonl,line=") })
+    #expect(lines[10] == "b.geojsonl:11:1: error[GP010]: Self-intersection at (5, 5)")
+    #expect(
+      lines.last
+        == "::notice title=geopipe validate::validate: 1 file, 14 features: 14 errors, 0 warnings; "
+        + "4 findings beyond the first 10 of each severity are in the log only")
+  }
+
+  @Test func githubEscapesWorkflowCommandText() throws {
+    let run = try withTemporaryDirectory { folder in
+      try write(
+        #"{"type":"Feature","id":"a,b:c%","geometry":null,"properties":{}}"# + "\n"
+          + #"{"type":"Feature","id":"a,b:c%","geometry":null,"properties":{}}"# + "\n",
+        to: folder.appendingPathComponent("a,b.geojsonl"))
+      return try geopipe(["validate", "--format", "github", "a,b.geojsonl"], in: folder)
+    }
+    #expect(
+      run.outLines.first
+        == #"::error file=a%2Cb.geojsonl,line=2,col=1,title=GP024 duplicate-id::id "a,b:c%25" was already used by feature 0 (line 1)"#
+    )
+  }
+
+  @Test func fixWritesARepairedCopyThatValidates() throws {
+    try withTemporaryDirectory { folder in
+      for name in ["mixed.geojson", "broken.geojsonl"] {
+        try FileManager.default.copyItem(
+          at: Self.folder.appendingPathComponent(name), to: folder.appendingPathComponent(name))
+      }
+      let run = try geopipe(["validate", "--fix", "mixed.geojson", "broken.geojsonl"], in: folder)
+      #expect(run.status == 1, "findings are about the originals")
+      #expect(
+        run.errLines == [
+          "wrote mixed.fixed.geojson: 7 features, 4 repaired, 1 unreadable left out",
+          "wrote broken.fixed.geojsonl: 2 features, 0 repaired, 4 unreadable left out",
+        ])
+      // What --fix cannot repair: ids and empty geometries are the data's to decide.
+      let again = try geopipe(
+        [
+          "validate", "--ignore", "duplicate-id,empty-geometry", "mixed.fixed.geojson",
+          "broken.fixed.geojsonl",
+        ], in: folder)
+      #expect(again.status == 0, "\(again)")
+      #expect(again.out == "validate: 2 files, 9 features: no problems\n")
+    }
+  }
+
+  @Test func fixLeavesNoCopyOfAFileItCannotRead() throws {
+    try withTemporaryDirectory { folder in
+      try write(
+        #"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":null,"properties":{}} x]}"#,
+        to: folder.appendingPathComponent("cut.geojson"))
+      let run = try geopipe(["validate", "--fix", "cut.geojson"], in: folder)
+      #expect(run.status == 1)
+      #expect(run.err == "note: no repaired copy of cut.geojson: it cannot be read to the end\n")
+      #expect(try contents(of: folder) == ["cut.geojson"])
+    }
+  }
+
+  @Test func readsStandardInputAndCSV() throws {
+    let csv = "name,lat,lon\nA,1,2\nB,100,2\nC,1,2\n"
+    let run = try geopipe(["validate", "-"], stdin: Data(csv.utf8))
+    #expect(run.status == 1)
+    #expect(
+      run.out == "<stdin>:3:3: error[GP004]: latitude 100 is out of range [-90, 90] (use --crs if "
+        + "these are not WGS84 degrees)\nvalidate: 1 file, 3 features: 1 error, 0 warnings\n")
+  }
+}
