@@ -46,6 +46,9 @@ struct ValidateCommand {
           + "checks are off."),
     ] + StageRegistry.csvInputOptions
 
+  /// validate shows no progress line: its report is its progress.
+  static let globalOptions = Help.globalOptions.filter { $0.name != "progress" }
+
   static let discussion = """
     Reads each file once, streaming, and reports every problem it finds: a bad feature is
     reported and stepped over (GeoJSONSeq and CSV resume at the next record; a syntax error
@@ -75,7 +78,7 @@ struct ValidateCommand {
       examples: Self.examples,
       groups: [
         ("OPTIONS", Self.options), ("INPUT OPTIONS", Self.inputOptions),
-        ("GLOBAL OPTIONS", Help.globalOptions),
+        ("GLOBAL OPTIONS", Self.globalOptions),
       ])
   }
 
@@ -103,7 +106,7 @@ struct ValidateCommand {
 
   /// Splits the words into file paths and options (several paths are allowed).
   private func parse() throws -> ([String], OptionValues) {
-    let specs = Self.options + Self.inputOptions + Help.globalOptions
+    let specs = Self.options + Self.inputOptions + Self.globalOptions
     var optionWords: [String] = []
     var paths: [String] = []
     var k = 0
