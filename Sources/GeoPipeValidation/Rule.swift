@@ -122,6 +122,13 @@ extension Rule {
     .antimeridian, .duplicatePoints, .emptyGeometry, .duplicateID, .schema,
   ]
 
+  /// The rules that GEOS validity can report.
+  public static let fromGEOS: Set<Rule> = [
+    .nonFiniteCoordinate, .tooFewPoints, .unclosedRing, .selfIntersection, .ringSelfIntersection,
+    .holeOutsideShell, .nestedHoles, .disconnectedInterior, .nestedShells, .duplicateRings,
+    .invalidGeometry,
+  ]
+
   /// The rule with this code or name (case-insensitive), or nil.
   public static func named(_ text: String) -> Rule? {
     let key = text.lowercased()

@@ -13,10 +13,14 @@ public final class Validator {
   public let options: ValidationOptions
   private let validity: (any ValidityChecker)?
 
+  /// Whether any rule that GEOS validity reports is enabled.
+  private let checksValidity: Bool
+
   /// Creates a validator; without a validity checker the GEOS rules are not run.
   public init(options: ValidationOptions, validity: (any ValidityChecker)? = nil) {
     self.options = options
     self.validity = validity
+    checksValidity = Rule.all.contains { Rule.fromGEOS.contains($0) && options.isEnabled($0) }
   }
 
   /// Validates the file at `path`, handing each finding to `report` in file order; `report`
@@ -104,7 +108,7 @@ public final class Validator {
       where options.isEnabled(issue.rule) {
         guard try emit(issue.rule, issue.message, position: issue.position) else { return false }
       }
-      if let validity, needsValidity(geometry), !GeometryChecks.isEmpty(geometry),
+      if let validity, checksValidity, needsValidity(geometry), !GeometryChecks.isEmpty(geometry),
         let issue = try validity.invalidity(of: geometry)
       {
         guard try emit(issue.rule, issue.message, reason: issue.reason, position: issue.position)
