@@ -19,7 +19,8 @@ public final class CSVReader: FeatureSource {
   public var bytesRead: Int { buffer.bytesRead }
   /// Where the row that `next()` returned last begins; ask before calling `next()` again.
   public var lastFeatureLocation: SourceLocation? {
-    fields.first.map { buffer.location(of: $0.lowerBound) }
+    // A quoted first field's range starts after its opening quote.
+    fields.first.map { buffer.location(of: $0.lowerBound - (quoted.first == true ? 1 : 0)) }
   }
 
   let buffer: InputBuffer

@@ -52,6 +52,39 @@ import Testing
     #expect(json["summary"]?["errors"]?.number == 4)
   }
 
+  /// The GEOS cases end to end: each invalid one gets exactly its GEOS finding (reason and rule
+  /// as the system GEOS gives them, see Scripts/gen-validate-fixtures.py), valid ones none
+  /// but the winding warning of the clockwise square.
+  @Test func geosCasesGetTheirFindings() throws {
+    let rules = [
+      "Self-intersection": "GP010", "Ring Self-intersection": "GP011",
+      "Hole lies outside shell": "GP012", "Holes are nested": "GP013",
+      "Interior is disconnected": "GP014", "Nested shells": "GP015",
+      "Too few points in geometry component": "GP005",
+    ]
+    let folder = Self.folder.appendingPathComponent("geos")
+    let expected = try #require(
+      try JSON.parse(text(folder.appendingPathComponent("expected.json")))["cases"]?.array)
+    let run = try geopipe(["validate", "--format", "json", "cases.geojsonl"], in: folder)
+    #expect(run.status == 1)
+    let findings = try #require(try JSON.parse(run.out)["findings"]?.array)
+    for (index, expectation) in expected.enumerated() {
+      let name = expectation["case"]?.string ?? "?"
+      let found = findings.filter { $0["feature"]?.number == Double(index) }
+      if expectation["valid"] == .bool(true) {
+        let codes = found.compactMap { $0["rule"]?.string }
+        #expect(codes == (name == "valid-clockwise-square" ? ["GP020"] : []), "\(name)")
+        continue
+      }
+      let geos = found.filter { $0["reason"] != nil }
+      #expect(geos.count == 1, "\(name)")
+      let reason = try #require(expectation["reason"]?.string)
+      #expect(geos.first?["reason"]?.string == reason, "\(name)")
+      #expect(geos.first?["rule"]?.string == rules[reason], "\(name)")
+      #expect(geos.first?["message"]?.string?.hasPrefix(reason + " at (") == true, "\(name)")
+    }
+  }
+
   @Test func exitStatuses() throws {
     let clean = try geopipe(["validate", "clean.geojsonl"], in: Self.folder)
     #expect(clean.status == 0, "warnings alone pass")
