@@ -13,4 +13,7 @@ public enum InputProblem: String, CaseIterable, Hashable, Sendable {
   case tooFewPositions
   /// A polygon ring whose first and last positions differ.
   case unclosedRing
+  /// A Point with `"coordinates": []`, which some tools write for an empty point and RFC 7946
+  /// cannot express.
+  case emptyPoint
 }

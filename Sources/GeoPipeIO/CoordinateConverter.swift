@@ -10,7 +10,13 @@ struct CoordinateConverter {
 
   func geometry(_ kind: GeometryKind, from value: JSONValue) throws -> Geometry {
     switch kind {
-    case .point: return .point(try position(value))
+    case .point:
+      if case .array(let items) = value, items.isEmpty {
+        throw fail(
+          "empty Point: \"coordinates\": [] has no position, and RFC 7946 cannot express an empty point",
+          .emptyPoint)
+      }
+      return .point(try position(value))
     case .multiPoint: return .multiPoint(try positions(value, minimum: 0, ring: false))
     case .lineString:
       let line = try positions(value, minimum: 0, ring: false)

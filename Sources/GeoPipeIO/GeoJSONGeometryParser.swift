@@ -122,7 +122,13 @@ extension JSONScanner {
   /// Parses `coordinates` for a known geometry type straight into coordinate arrays.
   mutating func parseCoordinates(of kind: GeometryKind, checkRanges: Bool) throws -> Geometry {
     switch kind {
-    case .point: return .point(try parsePosition(checkRanges: checkRanges))
+    case .point:
+      if try peek() == 0x5B {
+        var probe = self
+        probe.i += 1
+        if try probe.peek() == 0x5D { throw emptyPoint(at: i) }
+      }
+      return .point(try parsePosition(checkRanges: checkRanges))
     case .multiPoint: return .multiPoint(try parsePositions(minimum: 0, ring: false, checkRanges))
     case .lineString: return .lineString(try parseLine(checkRanges))
     case .multiLineString:
@@ -140,6 +146,13 @@ extension JSONScanner {
       throw ScanError(
         "a GeometryCollection has \"geometries\", not \"coordinates\"", at: i, structural: true)
     }
+  }
+
+  /// The error for `"coordinates": []` in a Point.
+  func emptyPoint(at index: Int) -> ScanError {
+    ScanError(
+      "empty Point: \"coordinates\": [] has no position, and RFC 7946 cannot express an empty point",
+      at: index, structural: true, problem: .emptyPoint)
   }
 
   /// A LineString may be empty (`[]`), else needs two positions.

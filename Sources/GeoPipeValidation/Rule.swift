@@ -144,6 +144,7 @@ extension Rule {
     case .coordinateOutOfRange: .outOfRange
     case .tooFewPositions: .tooFewPoints
     case .unclosedRing: .unclosedRing
+    case .emptyPoint: .emptyGeometry
     }
   }
 

@@ -194,9 +194,11 @@ struct FileRun {
       if message.hasPrefix("skipped: ") { message.removeFirst("skipped: ".count) }
       let suffix = " (feature \(index))"
       if message.hasSuffix(suffix) { message.removeLast(suffix.count) }
-      let finding = Finding(
+      var finding = Finding(
         Rule.forInput(diagnostic.problem), message,
         at: diagnostic.location ?? SourceLocation(file: name, line: 1, column: 1), feature: index)
+      // Other empty geometries are valid GeoJSON; an empty Point is not, and readers reject it.
+      if diagnostic.problem == .emptyPoint { finding.severity = .error }
       guard try emit(finding) else { return false }
     }
     return true

@@ -80,6 +80,18 @@ import Testing
     #expect(summary.features == 5)
   }
 
+  @Test func anEmptyPointIsAnEmptyGeometryThatFails() throws {
+    let text = """
+      {"type":"Feature","geometry":{"type":"Point","coordinates":[]},"properties":{}}
+      {"type":"Feature","geometry":{"coordinates":[],"type":"Point"},"properties":{}}
+      {"type":"Feature","geometry":{"type":"LineString","coordinates":[]},"properties":{}}
+      """
+    let (found, summary) = try findings(in: text, named: "e.geojsonl")
+    #expect(self.summary(found) == ["1:60 GP023 0", "2:45 GP023 1", "3:1 GP023 2"])
+    #expect(found.map(\.severity) == [.error, .error, .warning])
+    #expect(summary.errors == 2)
+  }
+
   @Test func unreadableContentIsAFinding() throws {
     let (found, _) = try findings(in: "[1, 2, 3]", named: "array.json")
     #expect(found.map(\.rule.code) == ["GP001"])
