@@ -56,38 +56,50 @@ public final class Validator {
     }
     var repair = try options.fix ? Repair(input: path, reader: reader, validity: validity) : nil
     do {
-      while true {
-        let feature: Feature?
-        do {
-          feature = try reader.next()
-        } catch let error as GeoPipeError where error.status != .noInput {
-          guard try run.skipped(queue.take()) else { break }
-          if error.location != nil { run.summary.features += 1 }
-          _ = try run.emit(
-            Finding(
-              Rule.forInput(error.problem), error.message,
-              at: error.location ?? SourceLocation(file: name, line: 1, column: 1),
-              feature: error.location == nil ? nil : run.summary.features - 1))
-          repair?.abort()
-          run.summary.fixSkipped = "it cannot be read to the end"
-          break
-        }
-        guard try run.skipped(queue.take()) else { break }
-        repair?.dropped = run.summary.features - run.readable
-        guard let feature else { break }
-        let location = reader.lastFeatureLocation ?? SourceLocation(file: name, line: 1, column: 1)
-        let index = run.summary.features
-        run.summary.features += 1
-        run.readable += 1
-        guard try check(feature, at: location, index: index, run: &run) else { break }
-        try repair?.write(feature)
+      if try readAll(reader, name: name, queue: queue, run: &run, repair: &repair) {
+        try repair?.finish(summary: &run.summary)
+      } else if repair != nil {
+        repair?.abort()
+        run.summary.fixSkipped =
+          run.stopped ? "validation stopped at --max-findings" : "it cannot be read to the end"
       }
-      try repair?.finish(summary: &run.summary)
     } catch {
       repair?.abort()
       throw error
     }
     return run.summary
+  }
+
+  /// Reads and checks every feature; false when the file could not be read to its end or the
+  /// report asked to stop (`run.stopped`).
+  private func readAll(
+    _ reader: any FeatureReader, name: String, queue: DiagnosticQueue, run: inout FileRun,
+    repair: inout Repair?
+  ) throws -> Bool {
+    while true {
+      let feature: Feature?
+      do {
+        feature = try reader.next()
+      } catch let error as GeoPipeError where error.status != .noInput {
+        guard try run.skipped(queue.take()) else { return false }
+        if error.location != nil { run.summary.features += 1 }
+        _ = try run.emit(
+          Finding(
+            Rule.forInput(error.problem), error.message,
+            at: error.location ?? SourceLocation(file: name, line: 1, column: 1),
+            feature: error.location == nil ? nil : run.summary.features - 1))
+        return false
+      }
+      guard try run.skipped(queue.take()) else { return false }
+      repair?.dropped = run.summary.features - run.readable
+      guard let feature else { return true }
+      let location = reader.lastFeatureLocation ?? SourceLocation(file: name, line: 1, column: 1)
+      let index = run.summary.features
+      run.summary.features += 1
+      run.readable += 1
+      guard try check(feature, at: location, index: index, run: &run) else { return false }
+      try repair?.write(feature)
+    }
   }
 
   /// Runs the per-feature rules; false when the report asked to stop.
@@ -166,6 +178,8 @@ struct FileRun {
   let name: String
   /// Features that could be read (the rest were stepped over).
   var readable = 0
+  /// Whether the report asked to stop.
+  var stopped = false
   var ids: [JSONValue: (feature: Int, line: Int)] = [:]
   var unique: [String: [JSONValue: (feature: Int, line: Int)]] = [:]
 
@@ -182,7 +196,8 @@ struct FileRun {
     var finding = finding
     if options.warningsAsErrors { finding.severity = .error }
     if finding.severity == .error { summary.errors += 1 } else { summary.warnings += 1 }
-    return try report(finding)
+    if try !report(finding) { stopped = true }
+    return !stopped
   }
 
   /// Reports the features a reader stepped over; false when the report asked to stop.

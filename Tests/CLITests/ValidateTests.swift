@@ -191,6 +191,21 @@ import Testing
     }
   }
 
+  @Test func fixWritesNoPartialCopyWhenMaxFindingsStopsTheRun() throws {
+    try withTemporaryDirectory { folder in
+      try FileManager.default.copyItem(
+        at: Self.folder.appendingPathComponent("mixed.geojson"),
+        to: folder.appendingPathComponent("mixed.geojson"))
+      let run = try geopipe(
+        ["validate", "--fix", "--max-findings", "2", "mixed.geojson"], in: folder)
+      #expect(run.status == 1)
+      #expect(
+        run.err == "note: no repaired copy of mixed.geojson: validation stopped at --max-findings\n"
+      )
+      #expect(try contents(of: folder) == ["mixed.geojson"])
+    }
+  }
+
   @Test func fixLeavesNoCopyOfAFileItCannotRead() throws {
     try withTemporaryDirectory { folder in
       try write(
