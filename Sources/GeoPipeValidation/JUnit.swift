@@ -1,15 +1,27 @@
 /// JUnit XML, as CI systems read it: a test suite per file, a test case per finding (errors
 /// fail, warnings pass with the message in their output), or one passing case for a clean file.
 enum JUnit {
-  static func document(_ files: [(summary: FileSummary, findings: [Finding])], totals: RunTotals)
-    -> String
-  {
-    let tests = files.reduce(0) { $0 + max(1, $1.findings.count) }
+  static func document(
+    _ files: [(summary: FileSummary, findings: [Finding])],
+    unopened: [(path: String, message: String)], totals: RunTotals
+  ) -> String {
+    let tests = files.reduce(unopened.count) { $0 + max(1, $1.findings.count) }
     var lines = [
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
       "<testsuites name=\"geopipe validate\" tests=\"\(tests)\" failures=\"\(totals.errors)\" "
-        + "errors=\"0\">",
+        + "errors=\"\(unopened.count)\">",
     ]
+    // A file that cannot be opened is an error of the run, not a finding.
+    for (path, message) in unopened {
+      lines += [
+        "  <testsuite name=\"\(escape(path))\" tests=\"1\" failures=\"0\" errors=\"1\" "
+          + "skipped=\"0\">",
+        "    <testcase classname=\"\(escape(path))\" name=\"open\">",
+        "      <error message=\"\(escape(message))\" type=\"noInput\"/>",
+        "    </testcase>",
+        "  </testsuite>",
+      ]
+    }
     for (summary, findings) in files {
       let failures = findings.filter { $0.severity == .error }.count
       lines.append(

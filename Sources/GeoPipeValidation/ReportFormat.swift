@@ -63,6 +63,7 @@ public final class ReportWriter {
   private var count = 0
   private var annotated: [Severity: Int] = [:]
   private var junitFiles: [(summary: FileSummary, findings: [Finding])] = []
+  private var junitUnopened: [(path: String, message: String)] = []
   private var junitPending: [Finding] = []
 
   /// Creates a writer for `format`.
@@ -110,6 +111,22 @@ public final class ReportWriter {
     junitPending = []
   }
 
+  /// The text for a file that could not be opened (exit 66).
+  ///
+  /// GitHub gets an error annotation and JUnit an error test case; text and JSON leave it to
+  /// standard error and the summary.
+  public func unopened(_ path: String, message: String) -> String {
+    switch format {
+    case .github:
+      return "::error title=\(escapeProperty("geopipe validate"))::\(escapeData(message))\n"
+    case .junit:
+      junitUnopened.append((path, message))
+      return ""
+    default:
+      return ""
+    }
+  }
+
   /// The text after the last finding: totals, closing brackets, the summary line.
   public func footer(_ totals: RunTotals) -> String {
     switch format {
@@ -142,7 +159,7 @@ public final class ReportWriter {
       }
       return "::notice title=geopipe validate::\(escapeData(text))\n"
     case .junit:
-      return JUnit.document(junitFiles, totals: totals)
+      return JUnit.document(junitFiles, unopened: junitUnopened, totals: totals)
     }
   }
 

@@ -241,6 +241,7 @@ struct ValidateCommand {
         Terminal.printError(error.description)
         if error.status == .noInput {
           totals.unopened += 1
+          try print(report.unopened(path, message: error.message))
         } else {
           status = error.status
         }

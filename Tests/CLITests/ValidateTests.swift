@@ -116,6 +116,25 @@ import Testing
     #expect(badSchema.err.contains("\"format\" is not supported"))
   }
 
+  @Test func filesThatCannotBeOpenedShowInGitHubAndJUnitReports() throws {
+    let github = try geopipe(
+      ["validate", "--format", "github", "clean.geojsonl", "missing.geojson"], in: Self.folder)
+    #expect(github.status == 66)
+    #expect(
+      github.outLines.contains(
+        "::error title=geopipe validate::cannot open 'missing.geojson': No such file or directory"))
+    let junit = try geopipe(
+      ["validate", "--format", "junit", "missing.geojson"], in: Self.folder)
+    #expect(junit.status == 66)
+    #expect(
+      junit.out.contains(
+        "<testsuites name=\"geopipe validate\" tests=\"1\" failures=\"0\" errors=\"1\">"))
+    #expect(
+      junit.out.contains(
+        "<error message=\"cannot open &apos;missing.geojson&apos;: No such file or directory\" type=\"noInput\"/>"
+      ))
+  }
+
   @Test func selectRunsOnlyTheNamedRules() throws {
     let run = try geopipe(
       ["validate", "--select", "GP010,hole-outside-shell", "mixed.geojson"], in: Self.folder)
