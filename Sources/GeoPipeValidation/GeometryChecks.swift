@@ -105,7 +105,7 @@ public enum GeometryChecks {
     var found: (Position, Position)?
     paths(of: geometry) { path, _ in
       guard found == nil, path.count > 1 else { return }
-      for k in 1..<path.count where abs(path[k].x - path[k - 1].x) > 180 {
+      for k in 1..<path.count where Antimeridian.isCrossing(path[k - 1], path[k]) {
         found = (path[k - 1], path[k])
         return
       }

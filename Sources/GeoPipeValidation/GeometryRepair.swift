@@ -60,8 +60,15 @@ public enum Antimeridian {
   /// Whether a segment of the path jumps more than 180° in longitude.
   static func crosses(_ path: CoordinateArray) -> Bool {
     guard path.count > 1 else { return false }
-    for k in 1..<path.count where abs(path[k].x - path[k - 1].x) > 180 { return true }
+    for k in 1..<path.count where isCrossing(path[k - 1], path[k]) { return true }
     return false
+  }
+
+  /// Whether the segment from `a` to `b` crosses the antimeridian: it jumps more than 180° in
+  /// longitude and neither end is on the antimeridian already (a ring that runs along it,
+  /// such as Antarctica's edge from (180, -90) to (-180, -90), is split already).
+  static func isCrossing(_ a: Position, _ b: Position) -> Bool {
+    abs(b.x - a.x) > 180 && abs(a.x) != 180 && abs(b.x) != 180
   }
 
   private static func splitLine(_ line: CoordinateArray) -> [CoordinateArray] {
@@ -72,7 +79,7 @@ public enum Antimeridian {
     for k in 1..<line.count {
       let a = line[k - 1]
       let b = line[k]
-      if abs(b.x - a.x) > 180 {
+      if isCrossing(a, b) {
         let edge: Double = a.x > 0 ? 180 : -180
         let unwrappedX = b.x + (a.x > 0 ? 360 : -360)
         let crossing = interpolate(a, Position(x: unwrappedX, y: b.y, z: b.z, m: b.m), atX: edge)
