@@ -85,6 +85,29 @@ import Testing
     }
   }
 
+  /// Real data: of Natural Earth's 177 countries, GEOS finds Sudan's self-intersection only.
+  @Test func naturalEarthCountriesMatchGEOS() throws {
+    let folder = Self.folder.appendingPathComponent("geos")
+    let expected = try JSON.parse(text(folder.appendingPathComponent("ne_110m_countries.json")))
+    let invalid = try #require(expected["invalid"]?.array)
+    let run = try geopipe(
+      ["validate", "--format", "json", "--ignore", "winding", "ne_110m_countries.geojson.gz"],
+      in: folder)
+    let report = try JSON.parse(run.out)
+    let findings = try #require(report["findings"]?.array)
+    #expect(report["summary"]?["features"]?.number == expected["features"]?.number)
+    #expect(findings.count == invalid.count)
+    for (finding, oracle) in zip(findings, invalid) {
+      #expect(finding["feature"]?.number == oracle["feature"]?.number)
+      #expect(finding["reason"]?.string == oracle["reason"]?.string)
+      let position = finding["position"]?.array?.compactMap(\.number) ?? []
+      let location = oracle["location"]?.array?.compactMap(\.number) ?? []
+      #expect(position.count == 2 && location.count == 2)
+      for (a, b) in zip(position, location) { #expect(abs(a - b) < 1e-12) }
+    }
+    #expect(run.status == (invalid.isEmpty ? 0 : 1))
+  }
+
   @Test func exitStatuses() throws {
     let clean = try geopipe(["validate", "clean.geojsonl"], in: Self.folder)
     #expect(clean.status == 0, "warnings alone pass")
