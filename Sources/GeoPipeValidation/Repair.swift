@@ -52,12 +52,13 @@ struct Repair {
     return String(input[..<slash]) + name + ".fixed" + suffix
   }
 
-  /// Writes the repaired feature.
-  mutating func write(_ feature: Feature) throws {
+  /// Writes the repaired feature; `knownValid` says GEOS already found its geometry valid.
+  mutating func write(_ feature: Feature, knownValid: Bool = false) throws {
     guard let writer else { return }
     var fixed = feature
     if let geometry = feature.geometry {
-      let repairedGeometry = try Repair.repair(geometry, validity: validity)
+      let repairedGeometry = try Repair.repair(
+        geometry, validity: validity, knownValid: knownValid)
       if repairedGeometry != geometry { repaired += 1 }
       fixed.geometry = repairedGeometry
     }
@@ -83,9 +84,13 @@ struct Repair {
 
   /// The geometry with consecutive duplicates dropped, split at the antimeridian, made valid
   /// by GEOS when it is invalid, and wound as RFC 7946 asks.
-  static func repair(_ geometry: Geometry, validity: (any ValidityChecker)?) throws -> Geometry {
+  static func repair(
+    _ geometry: Geometry, validity: (any ValidityChecker)?, knownValid: Bool = false
+  ) throws -> Geometry {
     var result = Antimeridian.split(GeometryRepair.droppingDuplicates(geometry))
-    if let validity, !GeometryChecks.isEmpty(result), try validity.invalidity(of: result) != nil,
+    let unchanged = knownValid && result == geometry
+    if let validity, !unchanged, !GeometryChecks.isEmpty(result),
+      try validity.invalidity(of: result) != nil,
       let valid = try? validity.makeValid(result)
     {
       result = valid

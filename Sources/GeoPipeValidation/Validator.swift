@@ -96,9 +96,10 @@ public final class Validator {
       let location = reader.lastFeatureLocation ?? SourceLocation(file: name, line: 1, column: 1)
       let index = run.summary.features
       run.summary.features += 1
+      run.knownValid = false
       run.readable += 1
       guard try check(feature, at: location, index: index, run: &run) else { return false }
-      try repair?.write(feature)
+      try repair?.write(feature, knownValid: run.knownValid)
     }
   }
 
@@ -120,11 +121,14 @@ public final class Validator {
       where options.isEnabled(issue.rule) {
         guard try emit(issue.rule, issue.message, position: issue.position) else { return false }
       }
-      if let validity, checksValidity, needsValidity(geometry), !GeometryChecks.isEmpty(geometry),
-        let issue = try validity.invalidity(of: geometry)
-      {
-        guard try emit(issue.rule, issue.message, reason: issue.reason, position: issue.position)
-        else { return false }
+      run.knownValid = !needsValidity(geometry) || GeometryChecks.isEmpty(geometry)
+      if let validity, checksValidity, !run.knownValid {
+        if let issue = try validity.invalidity(of: geometry) {
+          guard try emit(issue.rule, issue.message, reason: issue.reason, position: issue.position)
+          else { return false }
+        } else {
+          run.knownValid = true
+        }
       }
     }
     if let id = feature.id, options.isEnabled(.duplicateID) {
@@ -180,6 +184,9 @@ struct FileRun {
   var readable = 0
   /// Whether the report asked to stop.
   var stopped = false
+  /// Whether the last feature's geometry is known to be valid (so `--fix` need not ask GEOS
+  /// again when it does not change it).
+  var knownValid = false
   var ids: [JSONValue: (feature: Int, line: Int)] = [:]
   var unique: [String: [JSONValue: (feature: Int, line: Int)]] = [:]
 
