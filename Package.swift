@@ -38,7 +38,8 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeStages",
     dependencies: [
-      "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeClustering", "GeoPipeGeocoding",
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
+      "GeoPipeGeocoding",
     ],
     swiftSettings: fast),
   .target(

@@ -22,6 +22,10 @@ public struct StageDefinition: Sendable {
   public var buffersAll: Bool
   /// Whether the positional `path` names the stage's input rather than its output (`info`).
   public var pathIsInput: Bool
+  /// The option that names the CRS of the stage's input coordinates, taken as they are: the
+  /// command line then reads standard input in that CRS without range checks or reprojection
+  /// (`write --crs`, `reproject --from`).
+  public var inputCRSOption: String?
   /// Builds the stage from validated options.
   public var make: @Sendable (OptionValues, StageContext) throws -> StageInstance
 
@@ -29,6 +33,7 @@ public struct StageDefinition: Sendable {
   public init(
     name: String, abstract: String, discussion: String, examples: [String], options: [OptionSpec],
     role: StageRole, buffersAll: Bool = false, pathIsInput: Bool = false,
+    inputCRSOption: String? = nil,
     make: @escaping @Sendable (OptionValues, StageContext) throws -> StageInstance
   ) {
     self.name = name
@@ -39,6 +44,7 @@ public struct StageDefinition: Sendable {
     self.role = role
     self.buffersAll = buffersAll
     self.pathIsInput = pathIsInput
+    self.inputCRSOption = inputCRSOption
     self.make = make
   }
 
