@@ -54,7 +54,8 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeStagesTests", dependencies: ["GeoPipeStages", "GeoPipeClustering"],
+    name: "GeoPipeStagesTests",
+    dependencies: ["GeoPipeStages", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS"],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeClusteringTests", dependencies: ["GeoPipeClustering", "GeoPipeIO"],

@@ -275,4 +275,35 @@ struct GeometryTests {
     #expect(
       shrunk.err.contains("buffer: dropped 1 feature that shrank to nothing"), "\(shrunk.err)")
   }
+  @Test func simplifyRunsInAPipelineFile() throws {
+    let oracle = try #require(
+      Self.simplifyCases.first {
+        $0.file == "ne_110m_countries.geojson.gz" && $0.method == "topology"
+          && $0.tolerance == "0.1"
+      })
+    try withTemporaryDirectory { directory in
+      let input = Self.folder.appendingPathComponent(oracle.file).path
+      let pipeline = """
+        version: 1
+        stages:
+          - {id: countries, read: {path: "\(input)"}}
+          - simplify: {tolerance: 0.1, method: topology}
+          - write: {path: out.geojsonl}
+          - input: countries
+            filter: {where: "name = 'France'"}
+          - buffer: {distance: 10km}
+          - write: {path: france.geojsonl}
+
+        """
+      try Data(pipeline.utf8).write(to: directory.appendingPathComponent("p.yaml"))
+      let run = try geopipe(["run", "p.yaml"], in: directory)
+      #expect(run.status == 0, "\(run)")
+      let out = try JSON.parseSequence(
+        Data(contentsOf: directory.appendingPathComponent("out.geojsonl")))
+      #expect(out.map { Self.vertexCount($0["geometry"]) } == oracle.counts)
+      let france = try JSON.parseSequence(
+        Data(contentsOf: directory.appendingPathComponent("france.geojsonl")))
+      #expect(france.count == 1)
+    }
+  }
 }

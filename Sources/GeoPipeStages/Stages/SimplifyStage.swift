@@ -23,9 +23,14 @@ enum SimplifyStage {
       error, or kept as it was with --keep-collapsed. --min-area drops polygons and holes
       smaller than an area on the ellipsoid (after simplifying).
       Features are simplified on every processor; output stays in input order.
+      Rings reach GEOS as they arrive. 'geopipe read' winds polygon rings as RFC 7946 asks
+      (unless --no-rewind), and the topology-preserving simplifier's choices can depend on
+      which way a ring runs: for exactly GEOS's result on a file's rings as written, give the
+      file on standard input (geopipe simplify ... < file.geojson) or read it with --no-rewind.
       """,
     examples: [
       "geopipe read rivers.geojson | geopipe simplify --tolerance 0.01 --method dp",
+      "geopipe simplify --tolerance 0.001 --method topology < coast.geojson.gz > coast.geojsonl",
       "geopipe read countries.geojson | geopipe simplify --tolerance 2km --min-area 10km2",
       "geopipe read states.geojson | geopipe simplify --tolerance 1px --zoom 6",
     ],
