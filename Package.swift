@@ -90,6 +90,11 @@ if ProcessInfo.processInfo.environment["GEOPIPE_BENCH"] != nil {
       name: "ClusterBench", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
       path: "bench/ClusterBench", swiftSettings: strict))
   products.append(.executable(name: "ClusterBench", targets: ["ClusterBench"]))
+  targets.append(
+    .executableTarget(
+      name: "GeometryBench", dependencies: ["GeoPipeGEOS", "GeoPipeIO"],
+      path: "bench/GeometryBench", swiftSettings: strict))
+  products.append(.executable(name: "GeometryBench", targets: ["GeometryBench"]))
 }
 
 let package = Package(
