@@ -26,6 +26,9 @@ public struct StageDefinition: Sendable {
   /// command line then reads standard input in that CRS without range checks or reprojection
   /// (`write --crs`, `reproject --from`).
   public var inputCRSOption: String?
+  /// The option that names the CRS of the features the stage emits, when it changes it
+  /// (`reproject --to`); a pipeline passes it on to the stages downstream.
+  public var outputCRSOption: String?
   /// Builds the stage from validated options.
   public var make: @Sendable (OptionValues, StageContext) throws -> StageInstance
 
@@ -33,7 +36,7 @@ public struct StageDefinition: Sendable {
   public init(
     name: String, abstract: String, discussion: String, examples: [String], options: [OptionSpec],
     role: StageRole, buffersAll: Bool = false, pathIsInput: Bool = false,
-    inputCRSOption: String? = nil,
+    inputCRSOption: String? = nil, outputCRSOption: String? = nil,
     make: @escaping @Sendable (OptionValues, StageContext) throws -> StageInstance
   ) {
     self.name = name
@@ -45,6 +48,7 @@ public struct StageDefinition: Sendable {
     self.buffersAll = buffersAll
     self.pathIsInput = pathIsInput
     self.inputCRSOption = inputCRSOption
+    self.outputCRSOption = outputCRSOption
     self.make = make
   }
 

@@ -306,4 +306,30 @@ struct GeometryTests {
       #expect(france.count == 1)
     }
   }
+  @Test func aPipelinePassesTheReprojectedCRSOnToWrite() throws {
+    let points = Self.folder.appendingPathComponent("reproject-points.geojsonl").path
+    try withTemporaryDirectory { directory in
+      func pipeline(_ write: String) throws -> Run {
+        let text = """
+          version: 1
+          stages:
+            - read: {path: "\(points)"}
+            - reproject: {to: "EPSG:3857"}
+            - write: \(write)
+
+          """
+        try Data(text.utf8).write(to: directory.appendingPathComponent("p.yaml"))
+        return try geopipe(["run", "p.yaml"], in: directory)
+      }
+      let refused = try pipeline("{path: out.geojson}")
+      #expect(refused.status == 64, "\(refused)")
+      #expect(refused.err.contains("--allow-non-wgs84"), "\(refused.err)")
+      #expect(try contents(of: directory) == ["p.yaml"])
+      let csv = try pipeline("{path: out.csv}")
+      #expect(csv.status == 0, "\(csv)")
+      #expect(text(directory.appendingPathComponent("out.csv")).contains("20037508.342789244"))
+      let allowed = try pipeline("{path: out.geojson, allow-non-wgs84: true}")
+      #expect(allowed.status == 0, "\(allowed)")
+    }
+  }
 }

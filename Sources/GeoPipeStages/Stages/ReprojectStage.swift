@@ -31,7 +31,7 @@ enum ReprojectStage {
         help: "The CRS of the input coordinates (by default WGS84 longitude/latitude); they are "
           + "read as they are, without range checks."),
     ],
-    role: .transform, inputCRSOption: "from",
+    role: .transform, inputCRSOption: "from", outputCRSOption: "to",
     make: { values, context in
       let from = values.string("from") ?? "OGC:CRS84"
       let to = values.string("to") ?? ""
