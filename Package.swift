@@ -38,7 +38,8 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeStages",
     dependencies: [
-      "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeClustering", "GeoPipeGeocoding",
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
+      "GeoPipeGeocoding",
     ],
     swiftSettings: fast),
   .target(
@@ -57,7 +58,8 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeStagesTests", dependencies: ["GeoPipeStages", "GeoPipeClustering"],
+    name: "GeoPipeStagesTests",
+    dependencies: ["GeoPipeStages", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS"],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeClusteringTests", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
@@ -97,6 +99,11 @@ if ProcessInfo.processInfo.environment["GEOPIPE_BENCH"] != nil {
       name: "ClusterBench", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
       path: "bench/ClusterBench", swiftSettings: strict))
   products.append(.executable(name: "ClusterBench", targets: ["ClusterBench"]))
+  targets.append(
+    .executableTarget(
+      name: "GeometryBench", dependencies: ["GeoPipeGEOS", "GeoPipeIO"],
+      path: "bench/GeometryBench", swiftSettings: strict))
+  products.append(.executable(name: "GeometryBench", targets: ["GeometryBench"]))
 }
 
 let package = Package(

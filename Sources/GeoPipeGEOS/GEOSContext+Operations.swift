@@ -62,6 +62,16 @@ extension GEOSContext {
     return try self.geometry(from: result.pointer)
   }
 
+  /// The part of the geometry inside the rectangle (`GEOSClipByRect_r`), in the geometry's own
+  /// units; the rectangle is planar (`west` < `east`, no antimeridian crossing).
+  public func clip(_ geometry: Geometry, to box: BBox) throws -> Geometry {
+    let input = try makeGEOS(geometry)
+    let result = try own(
+      GEOSClipByRect_r(handle, input.pointer, box.west, box.south, box.east, box.north),
+      "ClipByRect")
+    return try self.geometry(from: result.pointer)
+  }
+
   /// A valid version of the geometry (`GEOSMakeValid_r`, the linework method): no vertex is
   /// moved, but a polygon may become a multipolygon or a collection with collapsed parts.
   public func makeValid(_ geometry: Geometry) throws -> Geometry {
