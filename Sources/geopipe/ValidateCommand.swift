@@ -199,12 +199,11 @@ struct ValidateCommand {
     var status = ExitStatus.success
     do {
       let out = try ReportOutput()
-      func print(_ text: String) throws { try out.write(text) }
-      try print(report.header())
+      try out.write(report.header())
       try validateEach(
         paths, validator: validator, report: report, totals: &totals, status: &status, quiet: quiet,
-        limit: limit, print: print)
-      try print(report.footer(totals))
+        limit: limit, out: out)
+      try out.write(report.footer(totals))
       try out.flush()
     } catch is BrokenPipe {
       return totals.errors > 0 ? ExitStatus.findings.rawValue : ExitStatus.success.rawValue
@@ -219,14 +218,14 @@ struct ValidateCommand {
 
   private func validateEach(
     _ paths: [String], validator: Validator, report: ReportWriter, totals: inout RunTotals,
-    status: inout ExitStatus, quiet: Bool, limit: Int?, print: (String) throws -> Void
+    status: inout ExitStatus, quiet: Bool, limit: Int?, out: ReportOutput
   ) throws {
     for path in paths {
       if totals.truncated { break }
       do {
         let summary = try validator.validate(path: path) { finding in
           if finding.severity == .error { totals.errors += 1 } else { totals.warnings += 1 }
-          try print(report.write(finding))
+          try out.write(report.write(finding))
           if let limit, totals.errors + totals.warnings >= limit {
             totals.truncated = true
             return false
@@ -236,12 +235,17 @@ struct ValidateCommand {
         totals.files += 1
         totals.features += summary.features
         report.fileFinished(summary)
-        if !quiet { Self.describeFix(summary) }
+        if !quiet && validator.options.fix {
+          // The notes go to standard error after the file's findings, also on a terminal.
+          try out.flush()
+          Self.describeFix(summary)
+        }
       } catch let error as GeoPipeError {
+        try out.flush()
         Terminal.printError(error.description)
         if error.status == .noInput {
           totals.unopened += 1
-          try print(report.unopened(path, message: error.message))
+          try out.write(report.unopened(path, message: error.message))
         } else {
           status = error.status
         }
