@@ -16,6 +16,9 @@ var targets: [Target] = [
     name: "CPROJ", path: "Sources/CPROJ", pkgConfig: "proj",
     providers: [.apt(["libproj-dev"])]),
   .systemLibrary(
+    name: "CGEOS", path: "Sources/CGEOS", pkgConfig: "geos",
+    providers: [.apt(["libgeos-dev"])]),
+  .systemLibrary(
     name: "CYAML", path: "Sources/CYAML", pkgConfig: "yaml-0.1",
     providers: [.apt(["libyaml-dev"])]),
   .systemLibrary(
@@ -31,25 +34,32 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
+  .target(name: "GeoPipeGEOS", dependencies: ["GeoPipeCore", "CGEOS"], swiftSettings: fast),
   .target(
     name: "GeoPipeStages",
     dependencies: [
-      "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeClustering", "GeoPipeGeocoding",
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
+      "GeoPipeGeocoding",
     ],
     swiftSettings: fast),
+  .target(
+    name: "GeoPipeValidation", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGEOS"],
+    swiftSettings: strict),
   .target(
     name: "GeoPipePipeline", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "CYAML"],
     swiftSettings: strict),
   // jemalloc replaces the C allocator: features are built on one thread and freed on another,
   // a pattern glibc's malloc handles slowly.
   .executableTarget(
-    name: "geopipe", dependencies: ["GeoPipeStages", "GeoPipePipeline"], swiftSettings: strict,
+    name: "geopipe", dependencies: ["GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation"],
+    swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
   .testTarget(name: "GeoPipeCoreTests", dependencies: ["GeoPipeCore"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeStagesTests", dependencies: ["GeoPipeStages", "GeoPipeClustering"],
+    name: "GeoPipeStagesTests",
+    dependencies: ["GeoPipeStages", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS"],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeClusteringTests", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
@@ -58,12 +68,18 @@ var targets: [Target] = [
     name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
+  .testTarget(name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeValidationTests", dependencies: ["GeoPipeValidation", "GeoPipeIO"],
+    swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
 var products: [Product] = [
   .executable(name: "geopipe", targets: ["geopipe"]),
-  .library(name: "GeoPipe", targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline"]),
+  .library(
+    name: "GeoPipe",
+    targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation"]),
 ]
 
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
@@ -83,6 +99,11 @@ if ProcessInfo.processInfo.environment["GEOPIPE_BENCH"] != nil {
       name: "ClusterBench", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
       path: "bench/ClusterBench", swiftSettings: strict))
   products.append(.executable(name: "ClusterBench", targets: ["ClusterBench"]))
+  targets.append(
+    .executableTarget(
+      name: "GeometryBench", dependencies: ["GeoPipeGEOS", "GeoPipeIO"],
+      path: "bench/GeometryBench", swiftSettings: strict))
+  products.append(.executable(name: "GeometryBench", targets: ["GeometryBench"]))
 }
 
 let package = Package(

@@ -51,12 +51,14 @@ public final class CoordinateTransformer {
       .contains(crs.lowercased())
   }
 
-  /// Transforms every position of `geometry` in place.
-  public func transform(_ geometry: inout Geometry) throws {
+  /// Transforms every position of `geometry` in place (from `target` to `source` with
+  /// `inverse`).
+  public func transform(_ geometry: inout Geometry, inverse: Bool = false) throws {
     var failed = false
+    let direction = inverse ? PJ_INV : PJ_FWD
     geometry.transformXY { x, y in
       var coordinate = PJ_COORD(xyzt: PJ_XYZT(x: x, y: y, z: 0, t: .infinity))
-      coordinate = proj_trans(transformation, PJ_FWD, coordinate)
+      coordinate = proj_trans(transformation, direction, coordinate)
       let nx = coordinate.xyzt.x
       let ny = coordinate.xyzt.y
       if nx.isFinite && ny.isFinite {
@@ -68,7 +70,8 @@ public final class CoordinateTransformer {
     }
     if failed {
       throw GeoPipeError.data(
-        "a position cannot be transformed from \(source) to \(target) "
+        "a position cannot be transformed from \(inverse ? target : source) to "
+          + "\(inverse ? source : target) "
           + "(is it inside the CRS's area of use?)", at: nil)
     }
   }

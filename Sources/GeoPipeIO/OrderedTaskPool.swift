@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Used to parse batches of features and to encode them on every processor while the output
 /// stays in input order, so that results do not depend on the number of threads.
-final class OrderedTaskPool<Input: Sendable, Output: Sendable>: @unchecked Sendable {
+public final class OrderedTaskPool<Input: Sendable, Output: Sendable>: @unchecked Sendable {
   private let condition = NSCondition()
   private var inputs: [(Int, Input)] = []
   private var outputs: [Int: Output] = [:]
@@ -15,7 +15,7 @@ final class OrderedTaskPool<Input: Sendable, Output: Sendable>: @unchecked Senda
   private var cancelled = false
 
   /// Starts `workers` threads applying `work`.
-  init(workers: Int, work: @escaping @Sendable (Input) -> Output) {
+  public init(workers: Int, work: @escaping @Sendable (Input) -> Output) {
     for _ in 0..<max(workers, 1) {
       Thread.detachNewThread { [self] in
         while let (index, input) = take() {
@@ -34,21 +34,21 @@ final class OrderedTaskPool<Input: Sendable, Output: Sendable>: @unchecked Senda
   }
 
   /// Inputs submitted whose results have not been taken yet.
-  var inFlight: Int {
+  public var inFlight: Int {
     condition.lock()
     defer { condition.unlock() }
     return submitted - consumed
   }
 
   /// Whether `cancel()` was called.
-  var isCancelled: Bool {
+  public var isCancelled: Bool {
     condition.lock()
     defer { condition.unlock() }
     return cancelled
   }
 
   /// Queues an input; never blocks.
-  func submit(_ input: Input) {
+  public func submit(_ input: Input) {
     condition.lock()
     inputs.append((submitted, input))
     submitted += 1
@@ -57,14 +57,14 @@ final class OrderedTaskPool<Input: Sendable, Output: Sendable>: @unchecked Senda
   }
 
   /// Blocks until fewer than `limit` results are outstanding (or the pool is cancelled).
-  func waitForRoom(below limit: Int) {
+  public func waitForRoom(below limit: Int) {
     condition.lock()
     while submitted - consumed >= limit && !cancelled { condition.wait() }
     condition.unlock()
   }
 
   /// Says no more inputs will come, so `next(waiting:)` can return nil at the end.
-  func close() {
+  public func close() {
     condition.lock()
     closed = true
     condition.broadcast()
@@ -75,7 +75,7 @@ final class OrderedTaskPool<Input: Sendable, Output: Sendable>: @unchecked Senda
   ///
   /// With `waiting`, blocks until it is ready; returns nil when nothing is outstanding (or, without
   /// `waiting`, when it is not ready yet).
-  func next(waiting: Bool) -> Output? {
+  public func next(waiting: Bool) -> Output? {
     condition.lock()
     defer { condition.unlock() }
     while true {
@@ -90,7 +90,7 @@ final class OrderedTaskPool<Input: Sendable, Output: Sendable>: @unchecked Senda
   }
 
   /// Stops the workers after their current input and drops what is queued.
-  func cancel() {
+  public func cancel() {
     condition.lock()
     cancelled = true
     inputs.removeAll()

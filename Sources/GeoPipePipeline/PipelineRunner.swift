@@ -22,7 +22,7 @@ public enum PipelineRunner {
     var graph = Graph(
       plan: plan, context: context, standardOutput: standardOutput, counters: counters)
     do {
-      for step in plan.steps {
+      for step in passingCRSOn(plan.steps) {
         graph.nodes.append(
           Node(instance: try step.definition.make(step.values, context), step: step))
       }
@@ -33,6 +33,32 @@ public enum PipelineRunner {
       throw error
     }
   }
+}
+
+/// The steps with each one's input CRS filled in where it takes one and was not given it:
+/// features leave `read --crs X --keep-crs` and `reproject --to X` in X, and every other stage
+/// passes its input's CRS on, so that `write` after `reproject` knows what it writes.
+func passingCRSOn(_ steps: [PipelinePlan.Step]) -> [PipelinePlan.Step] {
+  var result = steps
+  var output: [String?] = []
+  for k in result.indices {
+    let definition = result[k].definition
+    var crs = result[k].inputs.first.flatMap { output[$0] }
+    if let option = definition.inputCRSOption {
+      if let given = result[k].values.string(option) {
+        crs = given
+      } else if let crs {
+        result[k].values.set(option, .string(crs))
+      }
+    }
+    if definition.role == .source {
+      let values = result[k].values
+      crs = values.flag("keep-crs") ? values.string("crs") : nil
+    }
+    if let option = definition.outputCRSOption { crs = result[k].values.string(option) }
+    output.append(crs)
+  }
+  return result
 }
 
 /// A built stage and the state of its inputs.

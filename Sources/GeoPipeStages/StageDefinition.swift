@@ -22,6 +22,13 @@ public struct StageDefinition: Sendable {
   public var buffersAll: Bool
   /// Whether the positional `path` names the stage's input rather than its output (`info`).
   public var pathIsInput: Bool
+  /// The option that names the CRS of the stage's input coordinates, taken as they are: the
+  /// command line then reads standard input in that CRS without range checks or reprojection
+  /// (`write --crs`, `reproject --from`).
+  public var inputCRSOption: String?
+  /// The option that names the CRS of the features the stage emits, when it changes it
+  /// (`reproject --to`); a pipeline passes it on to the stages downstream.
+  public var outputCRSOption: String?
   /// Builds the stage from validated options.
   public var make: @Sendable (OptionValues, StageContext) throws -> StageInstance
 
@@ -29,6 +36,7 @@ public struct StageDefinition: Sendable {
   public init(
     name: String, abstract: String, discussion: String, examples: [String], options: [OptionSpec],
     role: StageRole, buffersAll: Bool = false, pathIsInput: Bool = false,
+    inputCRSOption: String? = nil, outputCRSOption: String? = nil,
     make: @escaping @Sendable (OptionValues, StageContext) throws -> StageInstance
   ) {
     self.name = name
@@ -39,6 +47,8 @@ public struct StageDefinition: Sendable {
     self.role = role
     self.buffersAll = buffersAll
     self.pathIsInput = pathIsInput
+    self.inputCRSOption = inputCRSOption
+    self.outputCRSOption = outputCRSOption
     self.make = make
   }
 

@@ -12,6 +12,10 @@ public enum StageRegistry {
     StyleStage.definition,
     SortStage.definition,
     HeadStage.definition,
+    SimplifyStage.definition,
+    ReprojectStage.definition,
+    CircleStage.definition,
+    BufferStage.definition,
     GeocodeStage.definition,
     SearchStage.definition,
     ClusterStage.definition,
@@ -44,6 +48,9 @@ public enum StageRegistry {
   public static func makeWriter(path: String, values: OptionValues, threads: Int = 1) throws
     -> any Stage
   {
-    try WriteStage(path: path, values: values, threads: threads)
+    // convert writes what read produced: WGS84 unless --keep-crs kept the declared CRS.
+    try WriteStage(
+      path: path, values: values, threads: threads,
+      crs: values.flag("keep-crs") ? values.string("crs") : nil)
   }
 }

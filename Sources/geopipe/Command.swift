@@ -138,7 +138,12 @@ struct Command {
           reader = try Self.reader(from: definition.make(values, context), name: name)
         } else {
           let path = definition.pathIsInput ? (values.string("path") ?? "-") : "-"
-          reader = try StageRegistry.openInput(path, values: values, context: context)
+          var inputValues = values
+          if let option = definition.inputCRSOption, let crs = values.string(option) {
+            inputValues.set("crs", .string(crs))
+            inputValues.set("keep-crs", .flag(true))
+          }
+          reader = try StageRegistry.openInput(path, values: inputValues, context: context)
           stages.append(try Self.stage(from: definition.make(values, context), name: name))
         }
         if definition.role != .sink { stdoutWriter = try Self.standardOutputWriter(values) }

@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeGeometry
 import GeoPipeIO
 
 /// `write`: features → a file (atomically) or standard output.
@@ -34,11 +35,17 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       standard output. GeoJSON output follows RFC 7946: no "crs" member, rings wound
       counter-clockwise (exterior) and clockwise (holes) unless --no-rewind. Numbers are
       written in their shortest form that reads back to the same double.
+      --crs says the coordinates are in another CRS (after 'geopipe reproject --to'): they are
+      read without range checks and written as they are. A GeoJSON FeatureCollection then
+      needs --allow-non-wgs84, since RFC 7946 coordinates are WGS84 longitude/latitude and the
+      file cannot say otherwise (it has no "crs" member): whoever reads it must be told the
+      CRS. CSV and GeoJSONSeq simply carry the numbers.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
       "geopipe read big.geojson | geopipe write big.geojsons.gz",
       "geopipe read places.geojson | geopipe write --columns name,population places.csv",
+      "geopipe read a.geojson | geopipe reproject --to EPSG:3857 | geopipe write --crs EPSG:3857 a.csv",
     ],
     options: [
       OptionSpec(
@@ -47,23 +54,29 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       OptionSpec(
         "crs", .string,
         help: "The CRS of the features' coordinates; they are written as they are."),
+      OptionSpec(
+        "allow-non-wgs84", .flag,
+        help: "With a --crs other than WGS84: write GeoJSON anyway (RFC 7946 §4 allows it only "
+          + "by prior arrangement; CSV and GeoJSONSeq carry the numbers as they are)."),
     ] + outputOptions,
-    role: .sink,
+    role: .sink, inputCRSOption: "crs",
     make: { values, context in
       .stage(
-        try WriteStage(path: values.string("path") ?? "-", values: values, threads: context.threads)
-      )
+        try WriteStage(
+          path: values.string("path") ?? "-", values: values, threads: context.threads,
+          crs: values.string("crs")))
     })
 
   private let writer: any FeatureWriter
 
-  init(path: String, values: OptionValues, threads: Int = 1) throws {
-    writer = try WriteStage.makeWriter(path: path, values: values, threads: threads)
+  /// Creates the stage for coordinates in `crs` (nil for WGS84).
+  init(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil) throws {
+    writer = try WriteStage.makeWriter(path: path, values: values, threads: threads, crs: crs)
   }
 
-  /// Opens an output as the options say.
-  static func makeWriter(path: String, values: OptionValues, threads: Int = 1) throws
-    -> any FeatureWriter
+  /// Opens an output as the options say, for coordinates in `crs` (nil for WGS84).
+  static func makeWriter(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil)
+    throws -> any FeatureWriter
   {
     var options = WriteOptions()
     options.threads = threads
@@ -91,6 +104,13 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     }
     if path.lowercased().hasSuffix(".tsv") || path.lowercased().hasSuffix(".tsv.gz") {
       options.csv.delimiter = 0x09
+    }
+    if format == .geojson, let crs, !CoordinateTransformer.isWGS84(crs),
+      !values.flag("allow-non-wgs84")
+    {
+      throw GeoPipeError.usage(
+        "GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946), not \(crs): add "
+          + "--allow-non-wgs84 to write them anyway, or write CSV or GeoJSONSeq")
     }
     var sink: ByteSink = try OutputFile(path: path)
     if path.lowercased().hasSuffix(".gz") { sink = try GzipSink(sink) }

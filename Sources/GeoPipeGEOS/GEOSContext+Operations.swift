@@ -1,0 +1,120 @@
+internal import CGEOS
+import GeoPipeCore
+
+/// How `simplify` removes vertices.
+public enum SimplificationMethod: String, CaseIterable, Hashable, Sendable {
+  /// Douglas-Peucker (`GEOSSimplify_r`): fast, but may make polygons invalid or collapse them
+  /// to empty.
+  case douglasPeucker = "dp"
+  /// Topology-preserving (`GEOSTopologyPreserveSimplify_r`): rings keep their number, stay
+  /// simple and do not cross each other.
+  case topologyPreserving = "topology"
+}
+
+extension GEOSContext {
+  /// Removes vertices closer than `tolerance` (in the geometry's own units) to the simplified
+  /// line, with GEOS's Douglas-Peucker or topology-preserving simplifier.
+  ///
+  /// The result may be empty (see ``isEmpty(_:)``): Douglas-Peucker can collapse a polygon.
+  public func simplify(_ geometry: Geometry, tolerance: Double, method: SimplificationMethod)
+    throws -> Geometry
+  {
+    let input = try makeGEOS(geometry)
+    let result: GEOSGeometryHandle
+    switch method {
+    case .douglasPeucker:
+      result = try own(GEOSSimplify_r(handle, input.pointer, tolerance), "Simplify")
+    case .topologyPreserving:
+      result = try own(
+        GEOSTopologyPreserveSimplify_r(handle, input.pointer, tolerance),
+        "TopologyPreserveSimplify")
+    }
+    return try self.geometry(from: result.pointer)
+  }
+
+  /// Whether GEOS considers the geometry empty (`GEOSisEmpty_r`): no positions at all.
+  public func isEmpty(_ geometry: Geometry) throws -> Bool {
+    let input = try makeGEOS(geometry)
+    let answer = GEOSisEmpty_r(handle, input.pointer)
+    guard answer != 2 else { throw failure("isEmpty") }
+    return answer == 1
+  }
+
+  /// The planar area (`GEOSArea_r`) in the square of the coordinates' units; 0 for points and
+  /// lines.
+  public func area(_ geometry: Geometry) throws -> Double {
+    let input = try makeGEOS(geometry)
+    var area = 0.0
+    guard GEOSArea_r(handle, input.pointer, &area) != 0 else { throw failure("Area") }
+    return area
+  }
+
+  /// The area within `distance` of the geometry (`GEOSBuffer_r`), in the geometry's own units,
+  /// with round joins and caps and `quadrantSegments` segments per quarter circle.
+  ///
+  /// A negative distance shrinks polygons; lines and points then give an empty polygon.
+  public func buffer(_ geometry: Geometry, distance: Double, quadrantSegments: Int = 8) throws
+    -> Geometry
+  {
+    let input = try makeGEOS(geometry)
+    let result = try own(
+      GEOSBuffer_r(handle, input.pointer, distance, Int32(clamping: quadrantSegments)), "Buffer")
+    return try self.geometry(from: result.pointer)
+  }
+
+  /// The part of the geometry inside the rectangle (`GEOSClipByRect_r`), in the geometry's own
+  /// units; the rectangle is planar (`west` < `east`, no antimeridian crossing).
+  public func clip(_ geometry: Geometry, to box: BBox) throws -> Geometry {
+    let input = try makeGEOS(geometry)
+    let result = try own(
+      GEOSClipByRect_r(handle, input.pointer, box.west, box.south, box.east, box.north),
+      "ClipByRect")
+    return try self.geometry(from: result.pointer)
+  }
+
+  /// A valid version of the geometry (`GEOSMakeValid_r`, the linework method): no vertex is
+  /// moved, but a polygon may become a multipolygon or a collection with collapsed parts.
+  public func makeValid(_ geometry: Geometry) throws -> Geometry {
+    let input = try makeGEOS(geometry)
+    let result = try own(GEOSMakeValid_r(handle, input.pointer), "MakeValid")
+    return try self.geometry(from: result.pointer)
+  }
+
+  /// Why the geometry is invalid by the OGC Simple Features rules, or nil if it is valid
+  /// (`GEOSisValidDetail_r`).
+  ///
+  /// `reason` is GEOS's text verbatim (such as `Self-intersection` or `Ring Self-intersection`);
+  /// `location` is the point GEOS reports, when it reports one. A ring GEOS cannot even build
+  /// (fewer than four positions, not closed) is reported as a problem with GEOS's own message
+  /// and no location, rather than thrown.
+  ///
+  /// - Throws: ``GEOSError`` only when GEOS itself fails.
+  public func validityProblem(_ geometry: Geometry) throws -> (reason: String, location: Position?)?
+  {
+    let input: GEOSGeometryHandle
+    do {
+      input = try makeGEOS(geometry)
+    } catch GEOSError.operationFailed(_, let message) where !message.isEmpty {
+      return (reason: message, location: nil)
+    }
+    var reason: UnsafeMutablePointer<CChar>?
+    var location: OpaquePointer?
+    clearMessage()
+    let answer = GEOSisValidDetail_r(handle, input.pointer, 0, &reason, &location)
+    defer {
+      if let reason { GEOSFree_r(handle, reason) }
+      if let location { GEOSGeom_destroy_r(handle, location) }
+    }
+    switch answer {
+    case 1:
+      return nil
+    case 0:
+      let text = reason.map { String(cString: $0) } ?? "Invalid geometry"
+      var position: Position?
+      if let location, case .point(let p) = try self.geometry(from: location) { position = p }
+      return (reason: text, location: position)
+    default:
+      throw failure("isValidDetail")
+    }
+  }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import GeoPipeCore
+import GeoPipeGEOS
+import GeoPipeIO
+
+/// Times geopipe's simplify step (a `Geometry` to GEOS, GEOSSimplify or
+/// GEOSTopologyPreserveSimplify, and back) on the geometries of a file, on one thread.
+///
+///     GeometryBench FILE TOLERANCE RUNS [--wkt OUT]
+///
+/// Prints one tab-separated line per method: method, best CPU seconds of RUNS runs, and the
+/// total vertex count of the results (so that a C harness calling GEOS directly on the same
+/// geometries can be checked against it). With `--wkt OUT` it first writes the geometries as
+/// WKT, one per line, for that harness.
+@main
+enum GeometryBench {
+  static func main() {
+    do {
+      try run(Array(CommandLine.arguments.dropFirst()))
+    } catch {
+      FileHandle.standardError.write(Data("GeometryBench: \(error)\n".utf8))
+      exit(1)
+    }
+  }
+
+  static func run(_ arguments: [String]) throws {
+    guard arguments.count >= 3, let tolerance = Double(arguments[1]), let runs = Int(arguments[2])
+    else {
+      throw GeoPipeError.usage("usage: GeometryBench FILE TOLERANCE RUNS [--wkt OUT]")
+    }
+    let reader = try FeatureReaders.open(arguments[0])
+    var geometries: [Geometry] = []
+    while let feature = try reader.next() {
+      if let geometry = feature.geometry { geometries.append(geometry) }
+    }
+    if arguments.count >= 5, arguments[3] == "--wkt" {
+      var text = ""
+      for geometry in geometries { text += WKTWriter.string(geometry) + "\n" }
+      try Data(text.utf8).write(to: URL(fileURLWithPath: arguments[4]))
+    }
+    let context = try GEOSContext()
+    for method in [SimplificationMethod.douglasPeucker, .topologyPreserving] {
+      var best = Double.infinity
+      var vertices = 0
+      for _ in 0..<max(runs, 1) {
+        let start = cpuSeconds()
+        var count = 0
+        for geometry in geometries {
+          let result = try context.simplify(geometry, tolerance: tolerance, method: method)
+          count += vertexCount(result)
+        }
+        best = min(best, cpuSeconds() - start)
+        vertices = count
+      }
+      print("\(method.rawValue)\t\(String(format: "%.4f", best))\t\(vertices)")
+    }
+  }
+
+  static func vertexCount(_ geometry: Geometry) -> Int {
+    switch geometry {
+    case .point: 1
+    case .multiPoint(let c), .lineString(let c): c.count
+    case .multiLineString(let lines), .polygon(let lines): lines.reduce(0) { $0 + $1.count }
+    case .multiPolygon(let polygons):
+      polygons.reduce(0) { sum, rings in rings.reduce(sum) { $0 + $1.count } }
+    case .geometryCollection(let members): members.reduce(0) { $0 + vertexCount($1) }
+    }
+  }
+
+  static func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+      + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+  }
+}
