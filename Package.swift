@@ -83,6 +83,11 @@ if ProcessInfo.processInfo.environment["GEOPIPE_BENCH"] != nil {
       name: "ClusterBench", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
       path: "bench/ClusterBench", swiftSettings: strict))
   products.append(.executable(name: "ClusterBench", targets: ["ClusterBench"]))
+  targets.append(
+    .executableTarget(
+      name: "GeocodeBench", dependencies: ["GeoPipeGeocoding"], path: "bench/GeocodeBench",
+      swiftSettings: strict))
+  products.append(.executable(name: "GeocodeBench", targets: ["GeocodeBench"]))
 }
 
 let package = Package(
