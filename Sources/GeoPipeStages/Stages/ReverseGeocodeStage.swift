@@ -128,8 +128,9 @@ final class ReverseGeocodeStage: Stage {
 
   func finish(emit: Emit) throws {}
 
-  /// The property name of a placemark member. With the default prefix it is a string
-  /// literal: literals need no reference counting, and every feature copies these names to
+  /// The property name of a placemark member.
+  ///
+  /// With the default prefix it is a string literal: literals need no reference counting, and every feature copies these names to
   /// the writer threads, where atomic counts on shared strings would cost more than the
   /// lookup.
   private func key(_ member: String) -> String {
