@@ -59,7 +59,14 @@ mkdir -p "$WORK"
 VENV=$WORK/geocode-venv
 if ! "$VENV/bin/python" -c 'import reverse_geocoder, orjson, numpy' 2>/dev/null; then
   log "installing reverse_geocoder and orjson from PyPI into $VENV"
-  python3 -m venv "$VENV"
+  if ! python3 -m venv "$VENV" >&2; then
+    sudo=
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    log "installing python3-venv"
+    $sudo apt-get update -qq >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >&2
+    python3 -m venv --clear "$VENV" >&2
+  fi
   "$VENV/bin/pip" install --quiet --disable-pip-version-check reverse_geocoder orjson >&2
 fi
 PY=$VENV/bin/python
