@@ -130,9 +130,9 @@ final class ReverseGeocodeStage: Stage {
 
   /// The property name of a placemark member.
   ///
-  /// With the default prefix it is a string literal: literals need no reference counting, and every feature copies these names to
-  /// the writer threads, where atomic counts on shared strings would cost more than the
-  /// lookup.
+  /// With the default prefix it is a string literal: literals need no reference counting,
+  /// and every feature copies these names to the writer threads, where atomic counts on
+  /// shared strings would cost more than the lookup.
   private func key(_ member: String) -> String {
     guard prefix == "geocode_" else { return prefix + member }
     switch member {
