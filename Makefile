@@ -36,6 +36,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/cluster.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geometry.sh
 	GEOPIPE=$(RELEASE_BIN) bench/validate.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geocode.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

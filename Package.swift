@@ -104,6 +104,11 @@ if ProcessInfo.processInfo.environment["GEOPIPE_BENCH"] != nil {
       name: "GeometryBench", dependencies: ["GeoPipeGEOS", "GeoPipeIO"],
       path: "bench/GeometryBench", swiftSettings: strict))
   products.append(.executable(name: "GeometryBench", targets: ["GeometryBench"]))
+  targets.append(
+    .executableTarget(
+      name: "GeocodeBench", dependencies: ["GeoPipeGeocoding"], path: "bench/GeocodeBench",
+      swiftSettings: strict))
+  products.append(.executable(name: "GeocodeBench", targets: ["GeocodeBench"]))
 }
 
 let package = Package(

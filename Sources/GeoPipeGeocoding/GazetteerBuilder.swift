@@ -35,9 +35,13 @@ public struct GazetteerSources: Sendable {
 /// name in countryInfo), else its most populous place's.
 public enum GazetteerBuilder {
   /// Builds `path`; `progress` hears what is happening.
+  ///
+  /// Without `typoIndex` the trigram index is left out (a smaller file, a faster build), and
+  /// the gazetteer then finds no typo matches.
   @discardableResult
   public static func build(
-    _ sources: GazetteerSources, to path: String, progress: @escaping (String) -> Void = { _ in }
+    _ sources: GazetteerSources, to path: String, typoIndex: Bool = true,
+    progress: @escaping (String) -> Void = { _ in }
   ) throws -> [String: String] {
     let url = URL(fileURLWithPath: path)
     let folder = url.deletingLastPathComponent().path
@@ -59,8 +63,8 @@ public enum GazetteerBuilder {
       var counts: [String: String] = [:]
       do {
         let database = try SQLiteDatabase(path: temporary, create: true)
-        var builder = Builder(database: database, progress: progress)
-        try builder.run(sources)
+        var builder = try Builder(database: database, progress: progress)
+        try builder.run(sources, typoIndex: typoIndex)
         counts = builder.meta
       }
       guard rename(temporary, path) == 0 else {
@@ -82,6 +86,7 @@ public enum GazetteerBuilder {
 private struct Builder {
   let database: SQLiteDatabase
   let progress: (String) -> Void
+  let insertName: SQLiteStatement
   var meta: [String: String] = [:]
 
   struct Country {
@@ -101,13 +106,18 @@ private struct Builder {
     var ownPoint: (latitude: Double, longitude: Double)?
   }
 
-  init(database: SQLiteDatabase, progress: @escaping (String) -> Void) {
+  init(database: SQLiteDatabase, progress: @escaping (String) -> Void) throws {
     self.database = database
     self.progress = progress
+    try database.execute(GazetteerSchema.create)
+    insertName = try database.statement(
+      "INSERT INTO names (place_id, name, folded, is_primary) VALUES (?1, ?2, ?3, ?4)")
   }
 
-  mutating func run(_ sources: GazetteerSources) throws {
-    try database.execute(GazetteerSchema.create)
+  /// Reads the sources into the tables, then indexes them: one transaction on a file that
+  /// no one else sees until it is renamed, so without a journal, and every index built
+  /// after its table is filled (a sort, or one pass over the rows) rather than row by row.
+  mutating func run(_ sources: GazetteerSources, typoIndex: Bool) throws {
     try database.execute(
       """
       CREATE TABLE countries (
@@ -117,7 +127,6 @@ private struct Builder {
         country_code TEXT NOT NULL, admin1_code TEXT NOT NULL, name TEXT NOT NULL,
         asciiname TEXT NOT NULL, geonameid INTEGER NOT NULL,
         PRIMARY KEY (country_code, admin1_code));
-      CREATE UNIQUE INDEX names_unique ON names (place_id, folded);
       """)
     let countries = try sources.countries.map(readCountries) ?? [:]
     let admin1 = try sources.admin1.map(readAdmin1) ?? [:]
@@ -139,7 +148,6 @@ private struct Builder {
       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
       """)
     var places = 0
-    var names = 0
     while let fields = try file.next() {
       guard fields.count >= 15 else {
         throw file.error(
@@ -174,20 +182,16 @@ private struct Builder {
       let id = database.lastInsertedRowID
       byGeonameid[geonameid] = id
       places += 1
-      names += try insertNames(
+      let folded = try insertNames(
         id, primary: [String(fields[1]), String(fields[2])],
         alternates: fields[3].split(separator: ",").map(String.init))
       let point = (id, population, latitude, longitude)
-      for (dictionaryKey, isCountry) in [(key, false), (country, true)] {
-        var area = (isCountry ? nations[dictionaryKey] : areas[dictionaryKey]) ?? Area()
-        area.population += population
-        if area.biggest.map({ population > $0.population }) ?? true { area.biggest = point }
-        if isCountry, capitals[country] == NameFolding.fold(String(fields[1])),
-          area.capital.map({ population > $0.population }) ?? true
-        {
-          area.capital = point
-        }
-        if isCountry { nations[dictionaryKey] = area } else { areas[dictionaryKey] = area }
+      Self.count(point, in: &areas[key, default: Area()])
+      Self.count(point, in: &nations[country, default: Area()])
+      if capitals[country] == folded.first,
+        nations[country]?.capital.map({ population > $0.population }) ?? true
+      {
+        nations[country]?.capital = point
       }
       if places % 50000 == 0 { progress("\(places) places") }
     }
@@ -211,7 +215,7 @@ private struct Builder {
         .text(parts.count > 1 ? parts[1] : ""), .integer(area.population), .text(source))
       try insertPlace.run()
       let id = database.lastInsertedRowID
-      names += try insertNames(id, primary: [info.name, info.asciiname], alternates: [])
+      try insertNames(id, primary: [info.name, info.asciiname], alternates: [])
       if info.geonameid != 0 { byGeonameid[info.geonameid] = id }
       areaCount += 1
     }
@@ -234,17 +238,33 @@ private struct Builder {
         .integer(max(country.population, area.population)), .text(source))
       try insertPlace.run()
       let id = database.lastInsertedRowID
-      names += try insertNames(id, primary: [country.name], alternates: [])
+      try insertNames(id, primary: [country.name], alternates: [])
       if country.geonameid != 0 { byGeonameid[country.geonameid] = id }
       countryCount += 1
     }
     meta["countries"] = String(countryCount)
     if let path = sources.alternateNames {
-      names += try readAlternateNames(path, places: byGeonameid)
+      try readAlternateNames(path, places: byGeonameid)
+      // A place's alternate names may repeat names it has: keep the first of each.
+      try database.execute(
+        """
+        DELETE FROM names WHERE id NOT IN (SELECT min(id) FROM names GROUP BY place_id, folded)
+        """)
     }
-    meta["names"] = String(names)
+    let names = try database.scalarText("SELECT count(*) FROM names") ?? "0"
+    meta["names"] = names
     progress("indexing \(names) names")
     try database.execute(GazetteerSchema.indexes)
+    if typoIndex {
+      progress("building the typo index")
+      try database.execute(GazetteerSchema.typoIndex)
+      meta["typo_index"] = "trigrams"
+    } else {
+      meta["typo_index"] =
+        "none (built with --no-typo-index: geocode and search find no typo matches)"
+    }
+    progress("building the spatial index")
+    try database.execute(GazetteerSchema.spatialIndex)
     meta["schema_version"] = GazetteerSchema.version
     meta["built_at"] = ISO8601DateFormatter().string(from: Date())
     meta["sources"] = [sources.geonames, sources.admin1, sources.countries, sources.alternateNames]
@@ -269,20 +289,32 @@ private struct Builder {
     return nil
   }
 
-  /// Inserts a place's names once per folded form; returns how many were new.
-  private func insertNames(_ id: Int64, primary: [String], alternates: [String]) throws -> Int {
-    var count = 0
-    let insert = try database.statement(
-      "INSERT OR IGNORE INTO names (place_id, name, folded, is_primary) VALUES (?1, ?2, ?3, ?4)")
+  /// Adds to an area's population and keeps its most populous place.
+  private static func count(
+    _ point: (id: Int64, population: Int64, latitude: Double, longitude: Double),
+    in area: inout Area
+  ) {
+    area.population += point.population
+    if area.biggest.map({ point.population > $0.population }) ?? true { area.biggest = point }
+  }
+
+  /// Inserts a place's names once per folded form; returns the folded forms inserted, in
+  /// order.
+  @discardableResult
+  private func insertNames(_ id: Int64, primary: [String], alternates: [String]) throws
+    -> [String]
+  {
+    var inserted: [String] = []
     for (k, name) in (primary + alternates).enumerated() {
       let folded = NameFolding.fold(name)
-      guard !folded.isEmpty else { continue }
-      insert.reset()
-      try insert.bind(.integer(id), .text(name), .text(folded), .integer(k < primary.count ? 1 : 0))
-      try insert.run()
-      count += Int(database.changes)
+      guard !folded.isEmpty, !inserted.contains(folded) else { continue }
+      inserted.append(folded)
+      insertName.reset()
+      try insertName.bind(
+        .integer(id), .text(name), .text(folded), .integer(k < primary.count ? 1 : 0))
+      try insertName.run()
     }
-    return count
+    return inserted
   }
 
   private func readCountries(_ path: String) throws -> [String: Country] {
@@ -323,21 +355,19 @@ private struct Builder {
 
   /// Adds names from alternateNamesV2.txt to the places it names, leaving out codes that are
   /// not names (links, postal codes, airport codes) and historic names.
-  private func readAlternateNames(_ path: String, places: [Int64: Int64]) throws -> Int {
+  private func readAlternateNames(_ path: String, places: [Int64: Int64]) throws {
     let skipped: Set<Substring> = [
       "link", "post", "iata", "icao", "faac", "fr_1793", "unlc", "wkdt", "tcid",
     ]
     let file = try TabFile(path: path)
     progress("reading \(path)")
-    var count = 0
     while let fields = try file.next() {
       guard fields.count >= 4, let geonameid = Int64(fields[1]) else {
         throw file.error("expected the columns of alternateNamesV2.txt")
       }
       guard let id = places[geonameid], !skipped.contains(fields[2]) else { continue }
       if fields.count > 7 && fields[7] == "1" { continue }
-      count += try insertNames(id, primary: [], alternates: [String(fields[3])])
+      try insertNames(id, primary: [], alternates: [String(fields[3])])
     }
-    return count
   }
 }

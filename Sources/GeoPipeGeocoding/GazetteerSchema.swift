@@ -6,8 +6,11 @@
 ///   population. An area's point is its own row when the dump has one, else its capital or
 ///   most populous place (`point_source`).
 /// - `names`: every name of every place (primary, ASCII and alternate), with its folded form
-///   (`NameFolding`) indexed for exact lookups; `names_fts` (tokens, with prefix indexes) and
-///   `names_trigram` (trigrams, for typo candidates) index the folded forms.
+///   (`NameFolding`) indexed for exact lookups; `names_fts` (tokens, with an index of
+///   three-character prefixes) and `names_trigram` (trigrams, for typo candidates; left out
+///   by `--no-typo-index`) index the folded forms. Both are external-content FTS5 tables
+///   that keep only which names hold a token (`detail = none`, no column sizes), all that
+///   the lookups use.
 /// - `places_rtree`: an R*Tree over the points of populated places.
 enum GazetteerSchema {
   static let version = "1"
@@ -15,6 +18,9 @@ enum GazetteerSchema {
   static let create = """
     PRAGMA journal_mode = OFF;
     PRAGMA synchronous = OFF;
+    PRAGMA locking_mode = EXCLUSIVE;
+    PRAGMA cache_size = -262144;
+    PRAGMA temp_store = MEMORY;
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     CREATE TABLE places (
       id INTEGER PRIMARY KEY,
@@ -39,16 +45,33 @@ enum GazetteerSchema {
     );
     """
 
+  /// The indexes built once the tables are filled.
+  ///
+  /// Token matches look up whole words and
+  /// prefixes of three characters or more, so only 3-character prefixes are indexed. The
+  /// full-text indexes take the names in rowid order (without `ORDER BY` SQLite would read
+  /// them through `names_by_folded`, and FTS5 writes a segment whenever a rowid goes down:
+  /// four times the work).
   static let indexes = """
     CREATE INDEX names_by_folded ON names (folded);
     CREATE INDEX names_by_place ON names (place_id);
     CREATE INDEX places_by_area ON places (country_code, admin1_code);
     CREATE VIRTUAL TABLE names_fts USING fts5 (
-      folded, content = 'names', content_rowid = 'id', prefix = '1 2 3', detail = 'column');
-    INSERT INTO names_fts (rowid, folded) SELECT id, folded FROM names;
+      folded, content = 'names', content_rowid = 'id', prefix = '3', detail = 'none',
+      columnsize = 0);
+    INSERT INTO names_fts (rowid, folded) SELECT id, folded FROM names ORDER BY id;
+    """
+
+  /// The trigram index behind typo matches (`TypoMatcher`).
+  static let typoIndex = """
     CREATE VIRTUAL TABLE names_trigram USING fts5 (
-      folded, content = 'names', content_rowid = 'id', tokenize = 'trigram', detail = 'none');
-    INSERT INTO names_trigram (rowid, folded) SELECT id, folded FROM names;
+      folded, content = 'names', content_rowid = 'id', tokenize = 'trigram', detail = 'none',
+      columnsize = 0);
+    INSERT INTO names_trigram (rowid, folded) SELECT id, folded FROM names ORDER BY id;
+    """
+
+  /// The R*Tree over populated places, and the statistics of the query planner.
+  static let spatialIndex = """
     CREATE VIRTUAL TABLE places_rtree USING rtree (id, min_lat, max_lat, min_lon, max_lon);
     INSERT INTO places_rtree SELECT id, latitude, latitude, longitude, longitude
       FROM places WHERE kind = 'place';

@@ -10,6 +10,11 @@ import Foundation
 public enum NameFolding {
   /// The folded form of a name.
   public static func fold(_ text: String) -> String {
+    foldASCII(text) ?? foldScalars(text)
+  }
+
+  /// The folding through Unicode's tables, for any text.
+  static func foldScalars(_ text: String) -> String {
     var out = ""
     out.reserveCapacity(text.utf8.count)
     var pendingSpace = false
@@ -37,6 +42,33 @@ public enum NameFolding {
       }
     }
     return out
+  }
+
+  /// The same folding for ASCII text, without Unicode tables (most names are ASCII); nil
+  /// when the text has other characters.
+  private static func foldASCII(_ text: String) -> String? {
+    var text = text
+    return text.withUTF8 { bytes -> String? in
+      var out: [UInt8] = []
+      out.reserveCapacity(bytes.count)
+      var pendingSpace = false
+      for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+          if pendingSpace && !out.isEmpty { out.append(UInt8(ascii: " ")) }
+          pendingSpace = false
+          out.append(byte)
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+          if pendingSpace && !out.isEmpty { out.append(UInt8(ascii: " ")) }
+          pendingSpace = false
+          out.append(byte | 0x20)
+        case UInt8(ascii: "'"): continue
+        case 0x80...: return nil
+        default: pendingSpace = true
+        }
+      }
+      return String(decoding: out, as: UTF8.self)
+    }
   }
 
   private static let special: [Unicode.Scalar: String] = [

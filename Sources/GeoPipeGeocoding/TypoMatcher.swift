@@ -14,12 +14,15 @@ import GeoPipeSQLite
 /// distance (Levenshtein plus swaps of neighbours, so "Amsterdma" is one edit from
 /// "Amsterdam") on its folded name. The folded names are read into memory on first use
 /// (about 10 MB for a cities500 gazetteer) so that checking a candidate costs no query.
+/// A gazetteer built without the trigram index (`--no-typo-index`) has no typo matches.
 final class TypoMatcher {
   private let database: SQLiteDatabase
   /// Every folded name's UTF-8 bytes, back to back, and where each name id's bytes start.
   private var bytes: [UInt8] = []
   private var offsets: [Int32] = []
   private var isLoaded = false
+  /// Whether the gazetteer has the trigram index.
+  private var hasIndex = false
   /// How many names hold each trigram looked up lately.
   private var frequencies: [String: Int] = [:]
   /// Which name ids the current query has seen, and their list, reset after each query.
@@ -36,6 +39,7 @@ final class TypoMatcher {
   /// distances.
   func matches(_ query: String, maxDistance: Int) throws -> [(id: Int64, distance: Int)] {
     try load()
+    guard hasIndex else { return [] }
     let characters = Array(query.unicodeScalars)
     let target = characters.map(\.value)
     guard target.count >= 3 else { return [] }
@@ -97,6 +101,13 @@ final class TypoMatcher {
   /// Reads every folded name, once.
   private func load() throws {
     guard !isLoaded else { return }
+    hasIndex =
+      try database.scalarText(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name = 'names_trigram'") != nil
+    guard hasIndex else {
+      isLoaded = true
+      return
+    }
     // The temporary schema is writable on a read-only connection.
     try database.execute(
       """

@@ -20,6 +20,10 @@ struct GazetteerCommand {
     OptionSpec("countries", .path, help: "countryInfo.txt (or .gz)."),
     OptionSpec("alternate-names", .path, help: "alternateNamesV2.txt (optional; or .gz)."),
     OptionSpec(
+      "no-typo-index", .flag,
+      help: "Leave out the trigram index behind typo matches: a smaller file built faster "
+        + "(for dumps as large as allCountries); geocode and search then find no typos."),
+    OptionSpec(
       "default", .flag,
       help: "Build the default gazetteer from the GeoNames files shipped in Data/geonames."),
   ]
@@ -37,7 +41,9 @@ struct GazetteerCommand {
     when complete, so a failed or interrupted build leaves the previous gazetteer intact.
     Without PATH (or with --default) it writes the default gazetteer that geocode,
     reverse-geocode and search use when no --gazetteer is given: $GEOPIPE_GAZETTEER, else
-    ~/.local/share/geopipe/gazetteer.sqlite.
+    ~/.local/share/geopipe/gazetteer.sqlite. From cities500 (235k places, 1.1M names) a
+    build takes about 15-20 s on 2 cores and writes 140 MB; --no-typo-index leaves out the
+    trigram index (about a tenth of the file and of the time).
     'gazetteer info [PATH]' prints what a gazetteer holds: counts, sources, build date and
     the attribution GeoNames' licence (CC BY 4.0) requires.
     """
@@ -46,6 +52,8 @@ struct GazetteerCommand {
     "geopipe gazetteer build --default",
     "geopipe gazetteer build --geonames cities500.txt.gz --admin1 admin1CodesASCII.txt "
       + "--countries countryInfo.txt world.gazetteer",
+    "geopipe gazetteer build --no-typo-index --geonames allCountries.txt --admin1 "
+      + "admin1CodesASCII.txt --countries countryInfo.txt all.gazetteer",
     "geopipe gazetteer info world.gazetteer",
   ]
 
@@ -120,7 +128,9 @@ struct GazetteerCommand {
     }
     let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
     let started = Date()
-    let meta = try GazetteerBuilder.build(sources, to: path) { message in
+    let meta = try GazetteerBuilder.build(
+      sources, to: path, typoIndex: !values.flag("no-typo-index")
+    ) { message in
       if showProgress { Terminal.printError("gazetteer: \(message)") }
     }
     if !quiet {

@@ -145,6 +145,30 @@ struct GeocodeTests {
     }
   }
 
+  @Test func aGazetteerWithoutTheTypoIndexFindsNoTypos() throws {
+    let gazetteer = try TestGazetteer.path.get()
+    let typo = try geopipe(["search", "Amsterdma", "--limit", "1", "--gazetteer", gazetteer])
+    #expect(typo.status == 0, "\(typo)")
+    #expect(try JSON.parse(typo.out)["properties"]?["geonameid"] == .integer("2759794"))
+    try withTemporaryDirectory { directory in
+      let path = directory.appendingPathComponent("small.sqlite").path
+      let build = try geopipe(["gazetteer", "build", "--default", "--no-typo-index", "-q", path])
+      #expect(build.status == 0, "\(build)")
+      let info = try geopipe(["gazetteer", "info", path])
+      #expect(info.status == 0, "\(info)")
+      #expect(info.out.contains("typo_index: none (built with --no-typo-index"), "\(info)")
+      #expect(try geopipe(["gazetteer", "info", gazetteer]).out.contains("typo_index: trigrams"))
+      let none = try geopipe(["search", "Amsterdma", "--gazetteer", path])
+      #expect(none.status == 0, "\(none)")
+      #expect(none.out.isEmpty, "\(none)")
+      // Exact, prefix and token matches do not need it.
+      let exact = try geopipe(["search", "Amsterdam", "--limit", "1", "--gazetteer", path])
+      #expect(try JSON.parse(exact.out)["properties"]?["geonameid"] == .integer("2759794"))
+      let token = try geopipe(["search", "Janeiro", "--limit", "1", "--gazetteer", path])
+      #expect(try JSON.parse(token.out)["properties"]?["geonameid"] == .integer("3451190"))
+    }
+  }
+
   @Test func explainsAMissingDefaultGazetteer() throws {
     let run = try geopipe(
       ["search", "Paris"], environment: ["GEOPIPE_GAZETTEER": "/nonexistent/gazetteer.sqlite"])

@@ -113,6 +113,32 @@ struct ReverseGeocodeTests {
     #expect(big.outLines.last?.contains("\"geocode_name\":\"Saint Petersburg\"") == true, "\(big)")
   }
 
+  @Test func replacesPropertiesUnderThePrefixInPlace() throws {
+    let gazetteer = try TestGazetteer.path.get()
+    let input = Data(
+      (#"{"type":"Feature","properties":{"a":1,"geocode_name":"old","z":2},"#
+        + #""geometry":{"type":"Point","coordinates":[10.7,59.9]}}"# + "\n"
+        + #"{"type":"Feature","properties":{"a":1},"#
+        + #""geometry":{"type":"Point","coordinates":[10.7,59.9]}}"# + "\n").utf8)
+    let run = try geopipe(["reverse-geocode", "--gazetteer", gazetteer, "-q"], stdin: input)
+    #expect(run.status == 0, "\(run)")
+    let keys = try run.outLines.map { try JSON.parse($0)["properties"]?.keys ?? [] }
+    let placemark = [
+      "geocode_kind", "geocode_geonameid", "geocode_name", "geocode_admin1_code",
+      "geocode_admin1_name", "geocode_country_code", "geocode_country_name", "geocode_population",
+      "geocode_match", "geocode_distance_m",
+    ]
+    // An existing property keeps its place; the others follow the input's.
+    #expect(keys.first == ["a", "geocode_name", "z"] + placemark.filter { $0 != "geocode_name" })
+    #expect(keys.last == ["a"] + placemark)
+    #expect(run.outLines.allSatisfy { $0.contains(#""geocode_name":"Oslo""#) })
+    let custom = try geopipe(
+      ["reverse-geocode", "--gazetteer", gazetteer, "--prefix", "city.", "-q"], stdin: input)
+    #expect(custom.outLines.count == 2)
+    #expect(custom.outLines.allSatisfy { $0.contains(#""city.name":"Oslo","#) }, "\(custom)")
+    #expect(custom.outLines.allSatisfy { $0.contains(#""city.distance_m":"#) })
+  }
+
   @Test func explainsAMissingOrForeignGazetteer() throws {
     try withTemporaryDirectory { folder in
       let missing = try geopipe(

@@ -51,6 +51,19 @@ import Testing
     #expect(NameFolding.fold(name) == folded)
   }
 
+  @Test func foldsASCIINamesAsTheUnicodePathDoes() {
+    // Every pair of ASCII characters, between letters and at the ends.
+    let characters = (0..<128).map { String(UnicodeScalar(UInt8($0))) }
+    for a in characters {
+      for b in characters {
+        for text in [a + b, "x" + a + "y" + b + "z", " " + a + "Q" + b] {
+          #expect(
+            NameFolding.fold(text) == NameFolding.foldScalars(text), "\(text.debugDescription)")
+        }
+      }
+    }
+  }
+
   @Test func buildsAndOpensAGazetteer() throws {
     let folder = try temporaryFolder()
     defer { try? FileManager.default.removeItem(at: folder) }

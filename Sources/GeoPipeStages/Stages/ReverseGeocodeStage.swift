@@ -54,6 +54,9 @@ final class ReverseGeocodeStage: Stage {
   private let maxDistance: Double?
   private let prefix: String
   private let onMiss: String
+  private let distanceKey: String
+  /// Each place's placemark members under the prefix, made when the place is first found.
+  private var placemarks: [[JSONMember]?]
   private var count = 0
 
   init(_ values: OptionValues, context: StageContext) throws {
@@ -72,6 +75,8 @@ final class ReverseGeocodeStage: Stage {
     maxDistance = values.string("max-distance").flatMap(Self.metres)
     prefix = values.string("prefix") ?? "geocode_"
     onMiss = values.string("on-miss") ?? "keep"
+    distanceKey = prefix == "geocode_" ? "geocode_distance_m" : prefix + "distance_m"
+    placemarks = [[JSONMember]?](repeating: nil, count: places.count)
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
@@ -100,19 +105,49 @@ final class ReverseGeocodeStage: Stage {
         return
       }
     }
-    let place = places[k]
+    let placemark =
+      placemarks[k]
+      ?? GeocodingSupport.placemark(
+        places[k], admin1: admin1, countries: countries, match: "nearest"
+      ).map { JSONMember(key($0.key), $0.value) }
+    placemarks[k] = placemark
     var properties = out.properties ?? JSONObject()
-    for member in GeocodingSupport.placemark(
-      place, admin1: admin1, countries: countries, match: "nearest")
-    {
-      properties[prefix + member.key] = member.value
+    out.properties = nil
+    if properties.contains(where: { $0.key.hasPrefix(prefix) }) {
+      for member in placemark { properties[member.key] = member.value }
+      properties[distanceKey] = .double(distance)
+    } else {
+      // No property has the prefix, so none is replaced: append without looking.
+      properties.reserveCapacity(properties.count + placemark.count + 1)
+      for member in placemark { properties.appendUnchecked(member.key, member.value) }
+      properties.appendUnchecked(distanceKey, .double(distance))
     }
-    properties[prefix + "distance_m"] = .double(distance)
     out.properties = properties
     try emit(out)
   }
 
   func finish(emit: Emit) throws {}
+
+  /// The property name of a placemark member.
+  ///
+  /// With the default prefix it is a string literal: literals need no reference counting,
+  /// and every feature copies these names to the writer threads, where atomic counts on
+  /// shared strings would cost more than the lookup.
+  private func key(_ member: String) -> String {
+    guard prefix == "geocode_" else { return prefix + member }
+    switch member {
+    case "kind": return "geocode_kind"
+    case "geonameid": return "geocode_geonameid"
+    case "name": return "geocode_name"
+    case "admin1_code": return "geocode_admin1_code"
+    case "admin1_name": return "geocode_admin1_name"
+    case "country_code": return "geocode_country_code"
+    case "country_name": return "geocode_country_name"
+    case "population": return "geocode_population"
+    case "match": return "geocode_match"
+    default: return prefix + member
+    }
+  }
 
   /// A distance in metres from `2500`, `500m`, `25km` or `10mi`.
   static func metres(_ text: String) -> Double? {
