@@ -21,6 +21,9 @@ var targets: [Target] = [
   .systemLibrary(
     name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
     providers: [.apt(["libsqlite3-dev"])]),
+  .systemLibrary(
+    name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
+    providers: [.apt(["libcairo2-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
   .target(name: "GeoPipeSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
   .target(
@@ -30,11 +33,14 @@ var targets: [Target] = [
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
+  // Static maps: the camera, the SVG writer and the cairo (PNG) back end.
+  .target(name: "GeoPipeRender", dependencies: ["GeoPipeCore", "CCairo"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeClustering", "GeoPipeGeocoding",
+      "GeoPipeRender",
     ],
     swiftSettings: fast),
   .target(
@@ -58,12 +64,15 @@ var targets: [Target] = [
     name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeRenderTests", dependencies: ["GeoPipeRender", "CCairo"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
 var products: [Product] = [
   .executable(name: "geopipe", targets: ["geopipe"]),
-  .library(name: "GeoPipe", targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline"]),
+  .library(
+    name: "GeoPipe", targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline"]),
 ]
 
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
