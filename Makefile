@@ -23,7 +23,7 @@ release: deps
 gazetteer: build
 	$(BIN) gazetteer build --default
 
-demo: build
+demo: gazetteer
 	Scripts/demo.sh $(BIN)
 
 test: deps

@@ -136,21 +136,50 @@ extension MapPainter {
     return nil
   }
 
-  /// The pie categories of the visible clusters: most members first, then by name.
+  /// The pie categories of the visible clusters, most members first, then by name; each
+  /// has the marker-color of the first point whose PROP is that category, else a palette
+  /// colour.
   func pieCategories(_ features: [Feature]) -> [(name: String, color: RGBA)] {
     var totals: [String: Double] = [:]
+    var property = countBy
     for feature in features {
       guard let properties = feature.properties, let object = countsObject(properties) else {
         continue
       }
+      if property == nil {
+        property = properties.first { $0.key.hasSuffix("_counts") }.map {
+          String($0.key.dropLast("_counts".count))
+        }
+      }
       for member in object { totals[member.key, default: 0] += member.value.numberValue ?? 0 }
+    }
+    var colors: [String: RGBA] = [:]
+    if let property {
+      for feature in features {
+        guard let properties = feature.properties,
+          let category = properties[property].map(Self.categoryName), colors[category] == nil,
+          let color = properties["marker-color"]?.stringValue.flatMap({ RGBA(css: $0) })
+        else { continue }
+        colors[category] = color
+      }
     }
     let names = totals.keys.sorted { a, b in
       totals[a, default: 0] != totals[b, default: 0]
         ? totals[a, default: 0] > totals[b, default: 0] : a < b
     }
     return names.enumerated().map { k, name in
-      (name, Self.palette[k % Self.palette.count])
+      (name, colors[name] ?? Self.palette[k % Self.palette.count])
+    }
+  }
+
+  /// A property value as `cluster --count-by` names it: text as it is, others as JSON.
+  static func categoryName(_ value: JSONValue) -> String {
+    switch value {
+    case .string(let text): text
+    case .integer(let n): String(n)
+    case .bool(let b): String(b)
+    case .null: "null"
+    default: value.numberValue.map { String($0) } ?? ""
     }
   }
 
