@@ -85,6 +85,15 @@ struct MapPainter {
   private func drawOverlay(_ feature: Feature, pass: Pass) {
     guard let geometry = feature.geometry else { return }
     let properties = feature.properties ?? JSONObject()
+    // Most features are markers: skip the style lookups for what this pass does not draw.
+    switch (geometry, pass) {
+    case (.point, .circles):
+      guard properties["geopipe:radius_m"] != nil else { return }
+    case (.polygon, .areas), (.multiPolygon, .areas), (.lineString, .lines),
+      (.multiLineString, .lines), (.geometryCollection, _):
+      break
+    default: return
+    }
     let strokeOpacity = properties["stroke-opacity"]?.numberValue ?? 1
     let strokeColor =
       properties["stroke"]?.stringValue.flatMap { RGBA(css: $0, alpha: strokeOpacity) }
