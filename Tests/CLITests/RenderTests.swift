@@ -105,4 +105,14 @@ struct RenderTests {
     #expect(run.err.contains("no feature has a geometry to fit"), "\(run)")
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
   }
+
+  @Test func aMissingBasemapCannotBeOpenedAndLeavesNoFile() throws {
+    let directory = try makeTemporaryDirectory(prefix: "geopipe-render")
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let run = try geopipe(
+      ["render", "map.png", "--basemap", "none.geojson"], stdinFile: Self.input, in: directory)
+    #expect(run.status == 66, "\(run)")
+    #expect(run.err.contains("cannot open 'none.geojson'"), "\(run)")
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+  }
 }
