@@ -23,7 +23,7 @@ release: deps
 gazetteer: build
 	$(BIN) gazetteer build --default
 
-demo: build
+demo: gazetteer
 	Scripts/demo.sh $(BIN)
 
 test: deps
@@ -37,6 +37,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geometry.sh
 	GEOPIPE=$(RELEASE_BIN) bench/validate.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geocode.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/render.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

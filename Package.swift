@@ -24,6 +24,9 @@ var targets: [Target] = [
   .systemLibrary(
     name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
     providers: [.apt(["libsqlite3-dev"])]),
+  .systemLibrary(
+    name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
+    providers: [.apt(["libcairo2-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
   .target(name: "GeoPipeSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
   .target(
@@ -33,13 +36,15 @@ var targets: [Target] = [
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
+  // Static maps: the camera, the SVG writer and the cairo (PNG) back end.
+  .target(name: "GeoPipeRender", dependencies: ["GeoPipeCore", "CCairo"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(name: "GeoPipeGEOS", dependencies: ["GeoPipeCore", "CGEOS"], swiftSettings: fast),
   .target(
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
-      "GeoPipeGeocoding",
+      "GeoPipeGeocoding", "GeoPipeRender",
     ],
     swiftSettings: fast),
   .target(
@@ -72,6 +77,8 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeValidationTests", dependencies: ["GeoPipeValidation", "GeoPipeIO"],
     swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeRenderTests", dependencies: ["GeoPipeRender", "CCairo"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The demo: runs Pipelines/demo.yaml on the GeoNames places shipped in Fixtures/places, then
-# summarises the styled layer it wrote.
+# The demo: runs Pipelines/demo.yaml (places to visit, by name, geocoded against the default
+# gazetteer, clustered, styled, written as GeoJSON and drawn as a PNG map), then summarises the
+# layer it wrote.
 set -euo pipefail
 bin=${1:-.build/debug/geopipe}
 mkdir -p out/demo
 "$bin" run Pipelines/demo.yaml
 echo
-"$bin" info out/demo/largest-cities.geojson
+"$bin" info out/demo/clusters-z4.geojson
 echo
-echo "outputs: out/demo/largest-cities.geojson (styled map layer), out/demo/places.geojsonl"
+echo "outputs: out/demo/places.geojson (geocoded places), out/demo/clusters-z4.geojson"
+echo "(styled clusters and places at zoom 4), out/demo/map.png (the map)"

@@ -2,7 +2,8 @@
 # Installs the Debian packages geopipe builds against, if any are missing.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev libsqlite3-dev)
+packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
+  libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -18,6 +18,8 @@ public enum OutputFormat: String, CaseIterable, Sendable {
   case geojsonseq
   /// Delimited text with coordinate or WKT columns.
   case csv
+  /// A KML 2.2 document with styles from the simplestyle-spec properties.
+  case kml
 
   /// The format a file name implies, ignoring a `.gz` suffix; nil when the name says nothing.
   public static func inferred(from path: String) -> (format: OutputFormat, rs: Bool)? {
@@ -29,6 +31,7 @@ public enum OutputFormat: String, CaseIterable, Sendable {
     case "geojsons": return (.geojsonseq, true)
     case "geojsonl", "geojsonseq", "ndjson", "jsonl", "ldjson": return (.geojsonseq, false)
     case "csv", "tsv", "txt": return (.csv, false)
+    case "kml": return (.kml, false)
     default: return nil
     }
   }

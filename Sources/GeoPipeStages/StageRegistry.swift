@@ -20,6 +20,7 @@ public enum StageRegistry {
     SearchStage.definition,
     ClusterStage.definition,
     ReverseGeocodeStage.definition,
+    RenderStage.definition,
     InfoStage.definition,
   ]
 

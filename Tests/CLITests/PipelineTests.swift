@@ -46,8 +46,12 @@ struct PipelineTests {
     let name = (file as NSString).deletingPathExtension + (file.hasSuffix(".json") ? "-json" : "")
     let golden = Self.goldenFolder.appendingPathComponent(name)
     try withTemporaryDirectory { directory in
+      // The demo geocodes against the default gazetteer: the one the tests build.
+      let environment =
+        file == "demo.yaml" ? ["GEOPIPE_GAZETTEER": try TestGazetteer.path.get()] : [:]
       let run = try geopipe(
-        ["run", "Pipelines/\(file)", "--var", "out=\(directory.path)"], in: CLI.root)
+        ["run", "Pipelines/\(file)", "--var", "out=\(directory.path)"], in: CLI.root,
+        environment: environment)
       #expect(run.status == 0, "\(run)")
       let produced = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
       if ProcessInfo.processInfo.environment["GEOPIPE_UPDATE_GOLDENS"] != nil {

@@ -26,6 +26,7 @@ import Testing
       case .geojson: GeoJSONWriter(sink: sink, options: options)
       case .geojsonseq: GeoJSONSeqWriter(sink: sink, options: options)
       case .csv: CSVWriter(sink: sink, options: options)
+      case .kml: KMLWriter(sink: sink, options: options)
       }
     for feature in features { try writer.write(feature) }
     try writer.finish()

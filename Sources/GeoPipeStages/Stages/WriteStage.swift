@@ -8,7 +8,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     OptionSpec(
       "output-format", .choice(["auto"] + OutputFormat.allCases.map(\.rawValue)), default: "auto",
       help: "The output format; by default from the extension (.geojson, .geojsonl, .geojsons, "
-        + ".ndjson, .csv, each optionally .gz)."),
+        + ".ndjson, .csv, .kml, each optionally .gz)."),
     OptionSpec("rs", .flag, help: "GeoJSONSeq: start each record with RS (RFC 8142)."),
     OptionSpec(
       "no-rewind", .flag,
@@ -40,12 +40,18 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       needs --allow-non-wgs84, since RFC 7946 coordinates are WGS84 longitude/latitude and the
       file cannot say otherwise (it has no "crs" member): whoever reads it must be told the
       CRS. CSV and GeoJSONSeq simply carry the numbers.
+      KML (.kml) has one Placemark per feature: title is its name and description its
+      description (shown in the balloon); marker-color, marker-size, stroke, stroke-width,
+      stroke-opacity, fill and fill-opacity become its Style, with colours as KML's aabbggrr
+      (fill-opacity defaults to 0.6, as simplestyle-spec says); other properties are
+      ExtendedData; multi-part geometries and collections are MultiGeometry.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
       "geopipe read big.geojson | geopipe write big.geojsons.gz",
       "geopipe read places.geojson | geopipe write --columns name,population places.csv",
       "geopipe read a.geojson | geopipe reproject --to EPSG:3857 | geopipe write --crs EPSG:3857 a.csv",
+      "geopipe read places.csv | geopipe style --title '{name}' --marker-color '#d33' | geopipe write places.kml",
     ],
     options: [
       OptionSpec(
@@ -100,7 +106,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     } else {
       throw GeoPipeError.usage(
         "cannot tell the output format of '\(path)' from its extension: use --output-format "
-          + "(geojson, geojsonseq or csv)")
+          + "(geojson, geojsonseq, csv or kml)")
     }
     if path.lowercased().hasSuffix(".tsv") || path.lowercased().hasSuffix(".tsv.gz") {
       options.csv.delimiter = 0x09
@@ -118,6 +124,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     case .geojson: return GeoJSONWriter(sink: sink, options: options)
     case .geojsonseq: return GeoJSONSeqWriter(sink: sink, options: options)
     case .csv: return CSVWriter(sink: sink, options: options)
+    case .kml: return KMLWriter(sink: sink, options: options)
     }
   }
 

@@ -1,0 +1,131 @@
+import Foundation
+
+// Web Mercator camera math for the static map, on the 256-point world convention (MapKit, the
+// Google Maps SDK): at zoom z the world is 256·2^z points wide. Kept here, small and internal,
+// until the shared camera module takes its place.
+
+/// Where the map looks: a target, a fractional zoom and a bearing, for a viewport of W×H points.
+struct MapCamera: Equatable {
+  /// The centre's longitude.
+  var longitude: Double
+  /// The centre's latitude.
+  var latitude: Double
+  /// The zoom: the world is 256·2^zoom points wide.
+  var zoom: Double
+  /// Degrees clockwise from north that the top of the map faces.
+  var bearing: Double
+  /// The viewport width in points.
+  var width: Double
+  /// The viewport height in points.
+  var height: Double
+
+  /// The largest latitude Web Mercator shows.
+  static let maxLatitude = 85.051_128_779_806_59
+  /// Equatorial circumference (WGS84 semi-major axis) in metres.
+  static let earthCircumference = 40_075_016.685_578_49
+
+  /// The world's width in points at this zoom.
+  var worldSize: Double { 256 * pow(2, zoom) }
+
+  /// The camera that shows `west...east` × `south...north` (east < west crosses the
+  /// antimeridian) in the viewport less `padding` on every side, at the highest zoom that fits
+  /// and at most `maxZoom`, with bearing 0, centred on the box's midpoint in projected space.
+  static func fitting(
+    west: Double, south: Double, east: Double, north: Double, width: Double, height: Double,
+    padding: Double, maxZoom: Double
+  ) -> MapCamera {
+    let eastUnwrapped = east < west ? east + 360 : east
+    let x0 = unitX(west)
+    let x1 = unitX(eastUnwrapped)
+    let y0 = unitY(north)
+    let y1 = unitY(south)
+    let spanX = (x1 - x0) * 256
+    let spanY = (y1 - y0) * 256
+    let innerWidth = max(width - 2 * padding, 1)
+    let innerHeight = max(height - 2 * padding, 1)
+    var zoom = maxZoom
+    if spanX > 0 || spanY > 0 {
+      let fitX = spanX > 0 ? log2(innerWidth / spanX) : maxZoom
+      let fitY = spanY > 0 ? log2(innerHeight / spanY) : maxZoom
+      zoom = min(min(fitX, fitY), maxZoom)
+    }
+    zoom = max(zoom, 0)
+    var longitude = longitudeOf(unitX: (x0 + x1) / 2)
+    if longitude > 180 { longitude -= 360 }
+    return MapCamera(
+      longitude: longitude, latitude: latitudeOf(unitY: (y0 + y1) / 2), zoom: zoom, bearing: 0,
+      width: width, height: height)
+  }
+
+  /// The position of a longitude in a world of width 1 (0 at 180° W).
+  static func unitX(_ longitude: Double) -> Double { (longitude + 180) / 360 }
+
+  /// The position of a latitude in a world of height 1 (0 at the top).
+  static func unitY(_ latitude: Double) -> Double {
+    let phi = min(max(latitude, -maxLatitude), maxLatitude) * .pi / 180
+    return 0.5 - log(tan(.pi / 4 + phi / 2)) / (2 * .pi)
+  }
+
+  static func longitudeOf(unitX x: Double) -> Double { x * 360 - 180 }
+
+  static func latitudeOf(unitY y: Double) -> Double {
+    atan(sinh(.pi * (1 - 2 * y))) * 180 / .pi
+  }
+
+  /// A projector from longitude/latitude to viewport points.
+  var projector: Projector { Projector(self) }
+
+  /// Metres on the ground per point at the centre.
+  var metresPerPoint: Double {
+    MapCamera.earthCircumference * cos(latitude * .pi / 180) / worldSize
+  }
+
+  /// The tile zoom the camera shows: the floor of its zoom.
+  var tileZoom: Int { Int(max(zoom, 0).rounded(.down)) }
+}
+
+/// Turns longitude/latitude into viewport points for one camera: world points relative to the
+/// centre, rotated by the bearing, moved to the viewport's middle.
+struct Projector {
+  let size: Double
+  let centerX: Double
+  let centerY: Double
+  let cosine: Double
+  let sine: Double
+  let halfWidth: Double
+  let halfHeight: Double
+
+  init(_ camera: MapCamera) {
+    size = camera.worldSize
+    centerX = MapCamera.unitX(camera.longitude) * size
+    centerY = MapCamera.unitY(camera.latitude) * size
+    let radians = camera.bearing * .pi / 180
+    cosine = cos(radians)
+    sine = sin(radians)
+    halfWidth = camera.width / 2
+    halfHeight = camera.height / 2
+  }
+
+  /// World points of a position relative to the centre, without wrapping.
+  @inline(__always)
+  func offset(_ longitude: Double, _ latitude: Double) -> (x: Double, y: Double) {
+    (MapCamera.unitX(longitude) * size - centerX, MapCamera.unitY(latitude) * size - centerY)
+  }
+
+  /// Viewport points of an offset from the centre.
+  @inline(__always)
+  func screen(dx: Double, dy: Double) -> (x: Double, y: Double) {
+    (halfWidth + dx * cosine + dy * sine, halfHeight - dx * sine + dy * cosine)
+  }
+
+  /// Viewport points of a position, taking the copy of the world nearest the centre.
+  @inline(__always)
+  func point(_ longitude: Double, _ latitude: Double) -> (x: Double, y: Double) {
+    var (dx, dy) = offset(longitude, latitude)
+    if dx > size / 2 { dx -= size } else if dx < -size / 2 { dx += size }
+    return screen(dx: dx, dy: dy)
+  }
+
+  /// The viewport direction of north, as a unit vector.
+  var north: (x: Double, y: Double) { (-sine, -cosine) }
+}

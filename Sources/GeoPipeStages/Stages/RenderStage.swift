@@ -1,0 +1,155 @@
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeRender
+
+/// `render`: a static map of the features, as PNG (cairo) or SVG.
+final class RenderStage: Stage {
+  static let definition = StageDefinition(
+    name: "render",
+    abstract: "Draw the features as a static map (PNG or SVG) with a Web Mercator camera.",
+    discussion: """
+      Draws every feature it is given on a Web Mercator map (the world is 256 x 2^zoom
+      points wide, as in MapKit and the Google Maps SDK) and writes PATH, a .png (drawn with
+      cairo) or an .svg, atomically. The camera is one of: --fit (the default: the data's
+      bounds, less --padding points on each side, at the highest zoom that fits, up to 18),
+      --fit-bounds W,S,E,N (the same for a box), or --center LON,LAT with --zoom Z and
+      optionally --bearing B (degrees clockwise from north that face up). --size is in
+      points; --scale multiplies the PNG's pixels (2 for a high-density screen).
+      Drawn as MapKit draws annotations and overlays, bottom to top: --basemap polygons
+      (land over water), polygons, lines, and circles (Points with geopipe:radius_m, in
+      metres) in their stroke, stroke-width, stroke-opacity, fill and fill-opacity
+      (simplestyle-spec defaults); pins in marker-color and marker-size; cluster markers
+      (from cluster: point_count) with their count and a pie of PROP_counts (from cluster
+      --count-by PROP; --count-by here picks PROP, else the first *_counts property), with a
+      legend; titles below markers where they fit; a scale bar; and a north arrow when the
+      bearing is not 0.
+      geopipe:priority is MapKit's display priority: required (the default), high, low or a
+      number (1000 is required). Required markers are always drawn; others are drawn by
+      priority and dropped where a marker placed before would cover them. Titles are dropped
+      where they would overlap a marker or another title.
+      Features with tippecanoe zooms (cluster --all-zooms) are drawn when their zoom range
+      holds the camera's tile zoom (the floor of --zoom, capped at the data's highest zoom).
+      The same input gives the same bytes. This stage keeps every feature in memory.
+      """,
+    examples: [
+      "geopipe read places.geojson | geopipe render map.png --fit --size 800x600",
+      "geopipe read places.csv | geopipe style --marker-color '#d33' --title '{name}' | geopipe render map.svg",
+      "geopipe read shops.csv | geopipe cluster --zoom 5 --count-by kind | geopipe render clusters.png --fit-bounds -10,35,30,60",
+      "geopipe read places.csv | geopipe render map.png --center 2.35,48.85 --zoom 11 --bearing 30 --scale 2",
+      "geopipe read places.csv | geopipe cluster --all-zooms | geopipe render map.png --center 10,50 --zoom 4.5 --basemap countries.geojson",
+    ],
+    options: [
+      OptionSpec(
+        "path", .path, required: true, positional: true,
+        help: "The image to write: a .png or an .svg file."),
+      OptionSpec("fit", .flag, help: "Fit the data's bounds (the default camera)."),
+      OptionSpec(
+        "fit-bounds", .bbox, help: "Fit the box W,S,E,N (W > E crosses the antimeridian)."),
+      OptionSpec(
+        "padding", .number, default: "40", help: "Points left free on each side when fitting."),
+      OptionSpec("center", .point, help: "The camera's target LON,LAT (with --zoom)."),
+      OptionSpec("zoom", .number, help: "The camera's zoom, 0 to 24, fractions allowed."),
+      OptionSpec(
+        "bearing", .number, default: "0", help: "Degrees clockwise from north that face up."),
+      OptionSpec(
+        "size", .string, default: "1024x768",
+        validate: {
+          RenderStage.size($0) == nil ? ValueProblem("expected WxH, e.g. 1024x768") : nil
+        },
+        help: "The map's width and height in points, each 1 to 8192."),
+      OptionSpec("scale", .number, default: "1", help: "PNG pixels per point, 0.25 to 8."),
+      OptionSpec("basemap", .path, help: "A file of polygons drawn as land under the features."),
+      OptionSpec(
+        "count-by", .string, help: "Draw cluster pies from PROP_counts (from cluster --count-by)."),
+    ],
+    role: .sink, buffersAll: true,
+    make: { values, context in .stage(try RenderStage(values, context: context)) })
+
+  private let path: String
+  private let map: StaticMap
+  private let format: StaticMap.ImageFormat
+  private let basemap: [Feature]
+  private var features: [Feature] = []
+
+  init(_ values: OptionValues, context: StageContext) throws {
+    path = values.string("path") ?? ""
+    let lowered = path.lowercased()
+    if lowered.hasSuffix(".png") {
+      format = .png
+    } else if lowered.hasSuffix(".svg") {
+      format = .svg
+    } else {
+      throw GeoPipeError.usage("render: PATH must end in .png or .svg, not '\(path)'")
+    }
+    guard let (width, height) = RenderStage.size(values.string("size") ?? "1024x768") else {
+      throw GeoPipeError.usage("render: --size expects WxH with each 1 to 8192")
+    }
+    let scale = values.number("scale") ?? 1
+    guard scale >= 0.25 && scale <= 8, Double(max(width, height)) * scale <= 16384 else {
+      throw GeoPipeError.usage("render: --scale must be 0.25 to 8, and size x scale at most 16384")
+    }
+    let padding = values.number("padding") ?? 40
+    guard padding >= 0 else { throw GeoPipeError.usage("render: --padding must be 0 or more") }
+    let chosen = [values.flag("fit"), values.has("fit-bounds"), values.has("center")].count {
+      $0
+    }
+    guard chosen <= 1 else {
+      throw GeoPipeError.usage("render: give one of --fit, --fit-bounds or --center")
+    }
+    let camera: StaticMap.CameraChoice
+    if let center = values.point("center") {
+      guard let zoom = values.number("zoom") else {
+        throw GeoPipeError.usage("render: --center needs --zoom")
+      }
+      guard zoom >= 0 && zoom <= 24 else {
+        throw GeoPipeError.usage("render: --zoom must be 0 to 24")
+      }
+      camera = .center(
+        longitude: center.lon, latitude: center.lat, zoom: zoom,
+        bearing: values.number("bearing") ?? 0)
+    } else {
+      guard !values.has("zoom") else {
+        throw GeoPipeError.usage("render: --zoom goes with --center")
+      }
+      if let box = values.bbox("fit-bounds") {
+        camera = .fitBounds(box, padding: padding)
+      } else {
+        camera = .fit(padding: padding)
+      }
+    }
+    map = StaticMap(
+      width: width, height: height, scale: scale, camera: camera,
+      countBy: values.string("count-by"))
+    var basemap: [Feature] = []
+    if let basemapPath = values.string("basemap") {
+      let reader = try ReadStage.open(basemapPath, values: OptionValues(), context: context)
+      while let feature = try reader.next() {
+        switch feature.geometry {
+        case .polygon?, .multiPolygon?: basemap.append(feature)
+        default: continue
+        }
+      }
+    }
+    self.basemap = basemap
+  }
+
+  /// `WxH` with each side 1 to 8192.
+  static func size(_ text: String) -> (Int, Int)? {
+    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+    guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+      (1...8192).contains(width), (1...8192).contains(height)
+    else { return nil }
+    return (width, height)
+  }
+
+  func process(_ feature: Feature, emit: Emit) throws {
+    features.append(feature)
+  }
+
+  func finish(emit: Emit) throws {
+    let bytes = try map.render(features, basemap: basemap, format: format)
+    let output = try OutputFile(path: path)
+    try bytes.withUnsafeBytes { try output.write($0) }
+    try output.commit()
+  }
+}
