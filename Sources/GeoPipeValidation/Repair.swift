@@ -28,7 +28,8 @@ struct Repair {
       reader is CSVReader ? .csv : (OutputFormat.inferred(from: input)?.format ?? .geojson)
     if OutputFormat.inferred(from: input)?.rs == true { options.recordSeparator = true }
     switch format {
-    case .geojson: writer = GeoJSONWriter(sink: sink, options: options)
+    // Inputs are GeoJSON, GeoJSONSeq or CSV; no reader reads KML.
+    case .geojson, .kml: writer = GeoJSONWriter(sink: sink, options: options)
     case .geojsonseq: writer = GeoJSONSeqWriter(sink: sink, options: options)
     case .csv:
       if let csv = reader as? CSVReader { options.csv.delimiter = csv.delimiter }
