@@ -139,6 +139,23 @@ struct ReverseGeocodeTests {
     #expect(custom.outLines.allSatisfy { $0.contains(#""city.distance_m":"#) })
   }
 
+  @Test func fieldsKeepsOnlyTheNamedPlacemarkProperties() throws {
+    let gazetteer = try TestGazetteer.path.get()
+    let input = Data(
+      (#"{"type":"Feature","properties":{"a":1},"#
+        + #""geometry":{"type":"Point","coordinates":[10.7,59.9]}}"# + "\n").utf8)
+    let run = try geopipe(
+      ["reverse-geocode", "--gazetteer", gazetteer, "--fields", "name,country_code", "-q"],
+      stdin: input)
+    #expect(run.status == 0, "\(run)")
+    let keys = try run.outLines.map { try JSON.parse($0)["properties"]?.keys ?? [] }
+    #expect(keys == [["a", "geocode_name", "geocode_country_code"]])
+    let unknown = try geopipe(
+      ["reverse-geocode", "--gazetteer", gazetteer, "--fields", "name,town"], stdin: input)
+    #expect(unknown.status == 64, "\(unknown)")
+    #expect(unknown.err.contains("unknown field 'town'"), "\(unknown)")
+  }
+
   @Test func explainsAMissingOrForeignGazetteer() throws {
     try withTemporaryDirectory { folder in
       let missing = try geopipe(

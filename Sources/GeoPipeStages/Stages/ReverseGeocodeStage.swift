@@ -1,3 +1,4 @@
+import Foundation
 import GeoPipeCore
 import GeoPipeGeocoding
 import GeoPipeIO
@@ -15,7 +16,8 @@ final class ReverseGeocodeStage: Stage {
       admin1_code, admin1_name, country_code, country_name, population, distance_m and match
       ("nearest", or "none" when nothing qualifies). --max-distance leaves points farther
       away unmatched (a number of metres, or with a unit: 500m, 25km, 10mi);
-      --feature-class and --min-population choose which places count.
+      --feature-class and --min-population choose which places count; --fields keeps only some
+      of the placemark properties (match is always added to unmatched features).
       Features that are not Points, and unmatched ones, are handled by --on-miss.
       The gazetteer is the default one (see 'geopipe gazetteer --help') unless --gazetteer
       names another. Place data: GeoNames (https://www.geonames.org/), CC BY 4.0.
@@ -25,6 +27,7 @@ final class ReverseGeocodeStage: Stage {
       "geopipe read tracks.geojsonl | geopipe reverse-geocode --max-distance 25km --on-miss drop",
       "geopipe read points.csv | geopipe reverse-geocode --gazetteer world.gazetteer "
         + "--min-population 100000 --prefix city_",
+      "geopipe read photos.geojsonl | geopipe reverse-geocode --fields name,country_code,distance_m",
     ],
     options: [
       OptionSpec(
@@ -41,6 +44,19 @@ final class ReverseGeocodeStage: Stage {
       OptionSpec(
         "prefix", .string, default: "geocode_", help: "The prefix of the added properties."),
       OptionSpec(
+        "fields", .list,
+        validate: { text in
+          let unknown = text.split(separator: ",").map {
+            $0.trimmingCharacters(in: .whitespaces)
+          }.filter { !ReverseGeocodeStage.fields.contains($0) }
+          return unknown.isEmpty
+            ? nil
+            : ValueProblem(
+              "unknown field '\(unknown[0])': expected some of "
+                + ReverseGeocodeStage.fields.joined(separator: ", "))
+        },
+        help: "Add only these placemark properties (default: all of them)."),
+      OptionSpec(
         "on-miss", .choice(["keep", "drop", "fail"]), default: "keep",
         help: "Unmatched features: keep them (match = none), drop them, or fail (exit 65)."),
     ],
@@ -54,7 +70,15 @@ final class ReverseGeocodeStage: Stage {
   private let maxDistance: Double?
   private let prefix: String
   private let onMiss: String
-  private let distanceKey: String
+  private let distanceKey: String?
+  /// The placemark members to add (nil: all).
+  private let keep: Set<String>?
+
+  /// The placemark members, in the order they are added.
+  static let fields = [
+    "kind", "geonameid", "name", "admin1_code", "admin1_name", "country_code", "country_name",
+    "population", "match", "distance_m",
+  ]
   /// Each place's placemark members under the prefix, made when the place is first found.
   private var placemarks: [[JSONMember]?]
   private var count = 0
@@ -75,7 +99,11 @@ final class ReverseGeocodeStage: Stage {
     maxDistance = values.string("max-distance").flatMap(Self.metres)
     prefix = values.string("prefix") ?? "geocode_"
     onMiss = values.string("on-miss") ?? "keep"
-    distanceKey = prefix == "geocode_" ? "geocode_distance_m" : prefix + "distance_m"
+    let keep = values.list("fields").map { Set($0.map { $0.trimmingCharacters(in: .whitespaces) }) }
+    self.keep = keep
+    distanceKey =
+      keep?.contains("distance_m") == false
+      ? nil : prefix == "geocode_" ? "geocode_distance_m" : prefix + "distance_m"
     placemarks = [[JSONMember]?](repeating: nil, count: places.count)
   }
 
@@ -109,18 +137,18 @@ final class ReverseGeocodeStage: Stage {
       placemarks[k]
       ?? GeocodingSupport.placemark(
         places[k], admin1: admin1, countries: countries, match: "nearest"
-      ).map { JSONMember(key($0.key), $0.value) }
+      ).filter { keep?.contains($0.key) ?? true }.map { JSONMember(key($0.key), $0.value) }
     placemarks[k] = placemark
     var properties = out.properties ?? JSONObject()
     out.properties = nil
     if properties.contains(where: { $0.key.hasPrefix(prefix) }) {
       for member in placemark { properties[member.key] = member.value }
-      properties[distanceKey] = .double(distance)
+      if let distanceKey { properties[distanceKey] = .double(distance) }
     } else {
       // No property has the prefix, so none is replaced: append without looking.
       properties.reserveCapacity(properties.count + placemark.count + 1)
       for member in placemark { properties.appendUnchecked(member.key, member.value) }
-      properties.appendUnchecked(distanceKey, .double(distance))
+      if let distanceKey { properties.appendUnchecked(distanceKey, .double(distance)) }
     }
     out.properties = properties
     try emit(out)
