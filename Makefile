@@ -35,6 +35,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/cluster.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geometry.sh
+	GEOPIPE=$(RELEASE_BIN) bench/validate.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -43,12 +43,16 @@ var targets: [Target] = [
     ],
     swiftSettings: fast),
   .target(
+    name: "GeoPipeValidation", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGEOS"],
+    swiftSettings: strict),
+  .target(
     name: "GeoPipePipeline", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "CYAML"],
     swiftSettings: strict),
   // jemalloc replaces the C allocator: features are built on one thread and freed on another,
   // a pattern glibc's malloc handles slowly.
   .executableTarget(
-    name: "geopipe", dependencies: ["GeoPipeStages", "GeoPipePipeline"], swiftSettings: strict,
+    name: "geopipe", dependencies: ["GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation"],
+    swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
   .testTarget(name: "GeoPipeCoreTests", dependencies: ["GeoPipeCore"], swiftSettings: strict),
   .testTarget(
@@ -65,12 +69,17 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
   .testTarget(name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeValidationTests", dependencies: ["GeoPipeValidation", "GeoPipeIO"],
+    swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
 var products: [Product] = [
   .executable(name: "geopipe", targets: ["geopipe"]),
-  .library(name: "GeoPipe", targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline"]),
+  .library(
+    name: "GeoPipe",
+    targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation"]),
 ]
 
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no

@@ -161,9 +161,9 @@ verdict() { # VALUE LIMIT UNIT: "met" or "not met: N× the target"
     if (v + 0 <= t + 0) print "met"
     else printf "not met: %.2f%s, %.1f× the target\n", v, u, v / t }'
 }
-queries() { # NAME: "a / b / c / d / e" CPU ms at z8..z12
+queries() { # NAME [SUFFIX]: "a / b / c / d / e" CPU ms at z8..z12
   local z out=""
-  for z in 8 9 10 11 12; do out+="${out:+ / }$(value "$1" "query_z${z}_cpu_ms")"; done
+  for z in 8 9 10 11 12; do out+="${out:+ / }$(value "$1" "query_z${z}${2:-}_cpu_ms")"; done
   echo "$out"
 }
 slowest_query() { # NAME
@@ -197,6 +197,12 @@ report() {
     "$(verdict "$(value $C build_cpu_s)" 0.2 " s") |"
   echo "| $M: index build, CPU s | $(value "$M" build_cpu_s) | $SC_BUILD | ≤ 2 |" \
     "$(verdict "$(value "$M" build_cpu_s)" 2 " s") |"
+  echo "| cities145k: build and every zoom's kd-tree (what load() does), CPU s |" \
+    "$(value $C build_with_trees_cpu_s) | 0.78–0.80 | – | – |"
+  echo "| $M: build and every zoom's kd-tree, CPU s | $(value "$M" build_with_trees_cpu_s) |" \
+    "$SC_BUILD | – | – |"
+  echo "| cities145k / $M: build with \`--exact-order\`, CPU s |" \
+    "$(value $C build_exact_order_cpu_s) / $(value "$M" build_exact_order_cpu_s) | – | – | – |"
   echo "| $M: peak memory after one build, MB | $(mb "$(value "$M" peak_rss_mib)") |" \
     "$SC_PEAK | < 300 |" \
     "$(verdict "$(mb "$(value "$M" peak_rss_mib)")" 300 " MB") |"
@@ -204,6 +210,10 @@ report() {
     "$(verdict "$(slowest_query $C)" 100 " ms") |"
   echo "| $M: world box z8 / z9 / z10 / z11 / z12, CPU ms | $(queries "$M") | – | < 100 each |" \
     "$(verdict "$(slowest_query "$M")" 100 " ms") |"
+  echo "| cities145k: first world box at each zoom (builds its tree), CPU ms |" \
+    "$(queries $C _first) | – | – | – |"
+  echo "| $M: first world box at each zoom (builds its tree), CPU ms | $(queries "$M" _first) |" \
+    "– | – | – |"
   echo
   echo "| data | build CPU s | build wall s | index MiB | peak RSS MiB | z8 | z9 | z10 | z11 | z12 |"
   echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"

@@ -54,12 +54,14 @@ extension ClusterIndex {
       clusters(west: -180, south: minLat, east: maxLng, north: maxLat, zoom: zoom, visit)
       return
     }
-    guard let level = levels[limitZoom(zoom)] else { return }
-    level.tree.range(
+    let zoom = limitZoom(zoom)
+    guard levels[zoom] != nil else { return }
+    let (tree, members) = treeAndMembers(zoom)
+    tree.rangePositions(
       minX: Projection.x(longitude: minLng), minY: Projection.y(latitude: maxLat),
       maxX: Projection.x(longitude: maxLng), maxY: Projection.y(latitude: minLat)
     ) { position in
-      visit(item(Int(level.members[position])))
+      visit(item(Int(members[position])))
     }
   }
 
@@ -102,15 +104,17 @@ extension ClusterIndex {
   public func tile(
     zoom z: Int, x: Int, y: Int, coordinates: (Int) -> (longitude: Double, latitude: Double)
   ) -> [(item: ClusterItem, x: Int, y: Int)]? {
-    guard let level = levels[limitZoom(Double(z))] else { return nil }
+    let levelZoom = limitZoom(Double(z))
+    guard levels[levelZoom] != nil else { return nil }
+    let (tree, members) = treeAndMembers(levelZoom)
     let z2 = pow(2, Double(z))
     let p = options.radius / options.extent
     let top = (Double(y) - p) / z2
     let bottom = (Double(y) + 1 + p) / z2
     var result: [(ClusterItem, Int, Int)] = []
     func add(_ minX: Double, _ maxX: Double, shift: Double) {
-      level.tree.range(minX: minX, minY: top, maxX: maxX, maxY: bottom) { position in
-        let e = Int(level.members[position])
+      tree.rangePositions(minX: minX, minY: top, maxX: maxX, maxY: bottom) { position in
+        let e = Int(members[position])
         let item = item(e)
         var px = entries.x[e]
         var py = entries.y[e]
@@ -160,7 +164,7 @@ extension ClusterIndex {
     let r = options.radius / (options.extent * pow(2, Double(zoom - 1)))
     let e = Int(level.members[origin])
     var children: [Int] = []
-    level.tree.within(x: entries.x[e], y: entries.y[e], radius: r) { position in
+    tree(zoom).within(x: entries.x[e], y: entries.y[e], radius: r) { position in
       let k = Int(level.members[position])
       if entries.parent[k] == clusterId { children.append(k) }
     }

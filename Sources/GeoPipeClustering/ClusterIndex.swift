@@ -15,6 +15,14 @@ public struct ClusterOptions: Sendable, Equatable {
   public var extent = 512.0
   /// The kd-tree leaf size.
   public var nodeSize = 64
+  /// Whether cluster centroids are summed in kdbush's order, as supercluster sums them.
+  ///
+  /// Off, the members of a cluster of three or more items are summed in level order, which can
+  /// change a centroid in its last bit (about 1e-14°) and nothing else: memberships, ids and
+  /// counts do not depend on the order when `minPoints` is 2. On, or with `minPoints` above 2
+  /// (where the order decides memberships), the kd-tree of every level is built while
+  /// clustering to find that order, which doubles the build time.
+  public var exactOrder = false
 
   /// Creates the default options.
   public init() {}
@@ -31,6 +39,8 @@ public struct ClusterOptions: Sendable, Equatable {
 ///
 /// Items are kept once, in `entries`; each level lists the entries it holds, so memory grows
 /// with the number of distinct points and clusters, not with the number of levels times points.
+/// A level's kd-tree, which answers box and radius queries in kdbush's order, is built the first
+/// time the level is queried.
 public final class ClusterIndex: @unchecked Sendable {
   /// The options the index was built with.
   public let options: ClusterOptions
@@ -42,13 +52,18 @@ public final class ClusterIndex: @unchecked Sendable {
   /// `levels[z]`: the items visible at zoom z (z in minZoom...maxZoom + 1).
   var levels: [Level?]
 
-  /// One zoom level: its items in level order and their kd-tree.
+  /// One zoom level: its items in level order.
   struct Level {
     /// Entry numbers in level order.
     var members: [UInt32]
-    /// The tree over the members' coordinates; its ids are level positions.
-    var tree: KDBush
   }
+
+  /// `trees[z]`: the kd-tree over the members of `levels[z]` (ids are level positions), once
+  /// built.
+  private var trees: [KDBush?]
+  /// `treeMembers[z][i]`: the entry stored at position `i` of `trees[z]`.
+  private var treeMembers: [[UInt32]]
+  private let treeLock = NSLock()
 
   /// Builds the index from input coordinates (nil for an input without coordinates).
   ///
@@ -61,27 +76,54 @@ public final class ClusterIndex: @unchecked Sendable {
     self.options = options
     inputCount = idBase ?? coordinates.count
     levels = Array(repeating: nil, count: options.maxZoom + 2)
-    var members: [UInt32] = []
-    members.reserveCapacity(coordinates.count)
-    entries.reserveCapacity(coordinates.count * 2)
+    trees = Array(repeating: nil, count: options.maxZoom + 2)
+    treeMembers = Array(repeating: [], count: options.maxZoom + 2)
+    // The points in input order (supercluster's order at the top level), their entries in
+    // Z-order, so that the queries' lookups of nearby items read nearby memory.
+    var inputs: [Int] = []
+    var xs: [Float] = []
+    var ys: [Float] = []
+    inputs.reserveCapacity(coordinates.count)
+    xs.reserveCapacity(coordinates.count)
+    ys.reserveCapacity(coordinates.count)
     for (i, point) in coordinates.enumerated() {
       guard let point else { continue }
-      let x = Double(Float(Projection.x(longitude: point.longitude)))
-      let y = Double(Float(Projection.y(latitude: point.latitude)))
-      members.append(UInt32(entries.size))
-      entries.append(x: x, y: y, count: 1, ident: i)
+      inputs.append(i)
+      xs.append(Float(Projection.x(longitude: point.longitude)))
+      ys.append(Float(Projection.y(latitude: point.latitude)))
     }
-    var level = makeLevel(members)
+    var members = [UInt32](repeating: 0, count: inputs.count)
+    entries.reserveCapacity(inputs.count * 2)
+    for p in ZOrder.order(xs: xs, ys: ys) {
+      let p = Int(p)
+      members[p] = UInt32(entries.size)
+      entries.append(x: Double(xs[p]), y: Double(ys[p]), count: 1, ident: inputs[p])
+    }
+    var level = Level(members: members)
     levels[options.maxZoom + 1] = level
     if options.maxZoom >= options.minZoom {
       for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
-        level = makeLevel(cluster(level, zoom: zoom))
+        level = Level(members: cluster(level, zoom: zoom))
         levels[zoom] = level
       }
     }
   }
 
-  private func makeLevel(_ members: [UInt32]) -> Level {
+  /// Builds the kd-tree of every zoom now rather than at each zoom's first query, as
+  /// supercluster's `load()` does (for timing, or before querying from several threads).
+  public func buildTrees() {
+    for zoom in levels.indices where levels[zoom] != nil { _ = tree(zoom) }
+  }
+
+  /// The kd-tree of the level at `zoom`, built on first use.
+  func tree(_ zoom: Int) -> KDBush { treeAndMembers(zoom).tree }
+
+  /// The kd-tree of the level at `zoom` and the entry at each of its storage positions.
+  func treeAndMembers(_ zoom: Int) -> (tree: KDBush, members: [UInt32]) {
+    treeLock.lock()
+    defer { treeLock.unlock() }
+    if let tree = trees[zoom] { return (tree, treeMembers[zoom]) }
+    let members = levels[zoom]?.members ?? []
     let coordinates = [Float](unsafeUninitializedCapacity: members.count * 2) { buffer, count in
       entries.x.withUnsafeBufferPointer { xs in
         entries.y.withUnsafeBufferPointer { ys in
@@ -93,71 +135,117 @@ public final class ClusterIndex: @unchecked Sendable {
       }
       count = members.count * 2
     }
-    return Level(
-      members: members, tree: KDBush(coordinates: coordinates, nodeSize: options.nodeSize))
+    let tree = KDBush(coordinates: coordinates, nodeSize: options.nodeSize)
+    let stored = tree.ids.map { members[Int($0)] }
+    trees[zoom] = tree
+    treeMembers[zoom] = stored
+    return (tree, stored)
   }
 
   /// Clusters the items of the level above `zoom` (supercluster's `_cluster`).
+  ///
+  /// supercluster queries the level's tree around each item in turn. The neighbours of every
+  /// item are found here at once instead (`FixedRadiusNeighbours`, the same sets as the tree
+  /// queries). Their order decides the order in which centroids are summed and, with
+  /// `minPoints` > 2, the order of the next level: with `exactOrder` or `minPoints` > 2 they are
+  /// put in the order the tree reports them (its traversal ranks), otherwise in level order.
+  /// Items are visited in level order, as supercluster does.
   private func cluster(_ level: Level, zoom: Int) -> [UInt32] {
     let r = options.radius / (options.extent * pow(2, Double(zoom)))
+    let n = level.members.count
+    var queryX = [Double](repeating: 0, count: n)
+    var queryY = [Double](repeating: 0, count: n)
+    var pointX = [Float](repeating: 0, count: n)
+    var pointY = [Float](repeating: 0, count: n)
+    entries.x.withUnsafeBufferPointer { xs in
+      entries.y.withUnsafeBufferPointer { ys in
+        for (p, member) in level.members.enumerated() {
+          let x = xs[Int(member)]
+          let y = ys[Int(member)]
+          queryX[p] = x
+          queryY[p] = y
+          pointX[p] = Float(x)
+          pointY[p] = Float(y)
+        }
+      }
+    }
+    let found = queryX.withUnsafeBufferPointer { qx in
+      queryY.withUnsafeBufferPointer { qy in
+        pointX.withUnsafeBufferPointer { px in
+          pointY.withUnsafeBufferPointer { py in
+            FixedRadiusNeighbours(queryX: qx, queryY: qy, pointX: px, pointY: py, radius: r)
+          }
+        }
+      }
+    }
+    guard let found else { return clusterByQueries(level, zoom: zoom, radius: r) }
+
     let minPoints = options.minPoints
-    let mark = Int8(zoom)
+    let treeOrder = options.exactOrder || minPoints > 2
     var next: [UInt32] = []
-    next.reserveCapacity(level.members.count)
-    // Clusters formed at this zoom; they join `entries` after the loop, which only reads and
-    // marks the entries of the level above.
+    next.reserveCapacity(n)
+    // Clusters formed at this zoom; they join `entries` after the loop, which only reads the
+    // entries of the level above.
     var formed = Entries()
     let firstNew = entries.size
+    var taken = [Bool](repeating: false, count: n)
+    var ranks: [UInt32] = []
     var neighbours: [Int] = []
-    // The marks and parents are taken out of `entries` while the loop writes them, so that the
-    // reads of the coordinates and counts do not overlap a write to the same storage.
-    var zoomMarks = entries.zoom
     var parentIds = entries.parent
-    entries.zoom = []
     entries.parent = []
-    let allX = entries.x
-    let allY = entries.y
-    let allCounts = entries.count
     level.members.withUnsafeBufferPointer { members in
-      allX.withUnsafeBufferPointer { xs in
-        allY.withUnsafeBufferPointer { ys in
-          allCounts.withUnsafeBufferPointer { counts in
-            zoomMarks.withUnsafeMutableBufferPointer { zooms in
-              parentIds.withUnsafeMutableBufferPointer { parents in
-                for i in 0..<members.count {
-                  let e = Int(members[i])
-                  if zooms[e] <= mark { continue }
-                  zooms[e] = mark
-                  let x = xs[e]
-                  let y = ys[e]
-                  neighbours.removeAll(keepingCapacity: true)
-                  level.tree.within(x: x, y: y, radius: r) { neighbours.append(Int(members[$0])) }
-                  let originCount = counts[e]
-                  var count = originCount
-                  for k in neighbours where zooms[k] > mark { count += counts[k] }
-                  if count > originCount && count >= minPoints {
-                    var wx = x * Double(originCount)
-                    var wy = y * Double(originCount)
-                    let id = (i << 5) + (zoom + 1) + inputCount
-                    for k in neighbours {
-                      if zooms[k] <= mark { continue }
-                      zooms[k] = mark
-                      let n = Double(counts[k])
-                      wx += xs[k] * n
-                      wy += ys[k] * n
-                      parents[k] = id
-                    }
-                    parents[e] = id
-                    next.append(UInt32(firstNew + formed.size))
-                    formed.append(
-                      x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
+      entries.x.withUnsafeBufferPointer { xs in
+        entries.y.withUnsafeBufferPointer { ys in
+          entries.count.withUnsafeBufferPointer { counts in
+            parentIds.withUnsafeMutableBufferPointer { parents in
+              for p in 0..<n {
+                if taken[p] { continue }
+                taken[p] = true
+                let e = Int(members[p])
+                let list = found.neighbours(of: p)
+                if list.isEmpty {
+                  next.append(UInt32(e))
+                  continue
+                }
+                neighbours.removeAll(keepingCapacity: true)
+                for q in list where !taken[Int(q)] { neighbours.append(Int(q)) }
+                if neighbours.isEmpty {
+                  next.append(UInt32(e))
+                  continue
+                }
+                if neighbours.count > 1 {
+                  if treeOrder {
+                    if ranks.isEmpty { ranks = tree(zoom + 1).traversalRanks() }
+                    neighbours.sort { ranks[$0] < ranks[$1] }
                   } else {
-                    next.append(UInt32(e))
-                    if count > 1 {
-                      for k in neighbours where zooms[k] > mark {
-                        zooms[k] = mark
-                        next.append(UInt32(k))
-                      }
+                    neighbours.sort()
+                  }
+                }
+                let originCount = counts[e]
+                var count = originCount
+                for q in neighbours { count += counts[Int(members[q])] }
+                if count >= minPoints {
+                  var wx = xs[e] * Double(originCount)
+                  var wy = ys[e] * Double(originCount)
+                  let id = (p << 5) + (zoom + 1) + inputCount
+                  for q in neighbours {
+                    taken[q] = true
+                    let k = Int(members[q])
+                    let weight = Double(counts[k])
+                    wx += xs[k] * weight
+                    wy += ys[k] * weight
+                    parents[k] = id
+                  }
+                  parents[e] = id
+                  next.append(UInt32(firstNew + formed.size))
+                  formed.append(
+                    x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
+                } else {
+                  next.append(UInt32(e))
+                  if count > 1 {
+                    for q in neighbours {
+                      taken[q] = true
+                      next.append(members[q])
                     }
                   }
                 }
@@ -167,8 +255,58 @@ public final class ClusterIndex: @unchecked Sendable {
         }
       }
     }
-    entries.zoom = zoomMarks
     entries.parent = parentIds
+    entries.append(contentsOf: formed)
+    return next
+  }
+
+  /// `cluster(_:zoom:)` with one tree query per item, for coordinates the neighbour grid cannot
+  /// hold (far outside the projected world).
+  private func clusterByQueries(_ level: Level, zoom: Int, radius r: Double) -> [UInt32] {
+    let minPoints = options.minPoints
+    let tree = tree(zoom + 1)
+    var next: [UInt32] = []
+    next.reserveCapacity(level.members.count)
+    var formed = Entries()
+    let firstNew = entries.size
+    var taken = [Bool](repeating: false, count: level.members.count)
+    var neighbours: [Int] = []
+    for p in 0..<level.members.count {
+      if taken[p] { continue }
+      taken[p] = true
+      let e = Int(level.members[p])
+      let x = entries.x[e]
+      let y = entries.y[e]
+      neighbours.removeAll(keepingCapacity: true)
+      tree.within(x: x, y: y, radius: r) { if !taken[$0] { neighbours.append($0) } }
+      let originCount = entries.count[e]
+      var count = originCount
+      for q in neighbours { count += entries.count[Int(level.members[q])] }
+      if count > originCount && count >= minPoints {
+        var wx = x * Double(originCount)
+        var wy = y * Double(originCount)
+        let id = (p << 5) + (zoom + 1) + inputCount
+        for q in neighbours {
+          taken[q] = true
+          let k = Int(level.members[q])
+          let weight = Double(entries.count[k])
+          wx += entries.x[k] * weight
+          wy += entries.y[k] * weight
+          entries.parent[k] = id
+        }
+        entries.parent[e] = id
+        next.append(UInt32(firstNew + formed.size))
+        formed.append(x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
+      } else {
+        next.append(UInt32(e))
+        if count > 1 {
+          for q in neighbours {
+            taken[q] = true
+            next.append(level.members[q])
+          }
+        }
+      }
+    }
     entries.append(contentsOf: formed)
     return next
   }
@@ -184,8 +322,6 @@ struct Entries {
   var ident: [Int] = []
   /// The id of the cluster the item joined, or -1.
   var parent: [Int] = []
-  /// The last zoom the item was visited at while clustering (`Int8.max`: not yet).
-  var zoom: [Int8] = []
 
   var size: Int { x.count }
 
@@ -195,7 +331,6 @@ struct Entries {
     count.reserveCapacity(n)
     ident.reserveCapacity(n)
     parent.reserveCapacity(n)
-    zoom.reserveCapacity(n)
   }
 
   mutating func append(contentsOf other: Entries) {
@@ -204,7 +339,6 @@ struct Entries {
     count += other.count
     ident += other.ident
     parent += other.parent
-    zoom += other.zoom
   }
 
   mutating func append(x: Double, y: Double, count: Int, ident: Int) {
@@ -213,7 +347,6 @@ struct Entries {
     self.count.append(count)
     self.ident.append(ident)
     parent.append(-1)
-    zoom.append(Int8.max)
   }
 }
 

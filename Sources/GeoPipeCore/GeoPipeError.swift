@@ -28,17 +28,25 @@ public struct GeoPipeError: Error, Sendable, CustomStringConvertible {
   public var location: SourceLocation?
   /// The exit status the CLI ends with.
   public var status: ExitStatus
+  /// What kind of input problem this is, when a reader knows.
+  public var problem: InputProblem?
 
   /// Creates an error.
-  public init(_ message: String, at location: SourceLocation? = nil, status: ExitStatus) {
+  public init(
+    _ message: String, at location: SourceLocation? = nil, status: ExitStatus,
+    problem: InputProblem? = nil
+  ) {
     self.message = message
     self.location = location
     self.status = status
+    self.problem = problem
   }
 
   /// Bad input data at a place in a file (exit 65).
-  public static func data(_ message: String, at location: SourceLocation?) -> GeoPipeError {
-    GeoPipeError(message, at: location, status: .dataError)
+  public static func data(
+    _ message: String, at location: SourceLocation?, problem: InputProblem? = nil
+  ) -> GeoPipeError {
+    GeoPipeError(message, at: location, status: .dataError, problem: problem)
   }
 
   /// A wrong command line or option value (exit 64).

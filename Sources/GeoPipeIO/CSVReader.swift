@@ -17,6 +17,11 @@ public final class CSVReader: FeatureSource {
   public private(set) var skippedCount = 0
   /// Bytes consumed from the input so far.
   public var bytesRead: Int { buffer.bytesRead }
+  /// Where the row that `next()` returned last begins; ask before calling `next()` again.
+  public var lastFeatureLocation: SourceLocation? {
+    // A quoted first field's range starts after its opening quote.
+    fields.first.map { buffer.location(of: $0.lowerBound - (quoted.first == true ? 1 : 0)) }
+  }
 
   let buffer: InputBuffer
   let options: ReadOptions
@@ -52,7 +57,8 @@ public final class CSVReader: FeatureSource {
         skippedCount += 1
         options.diagnostics(
           ReadDiagnostic(
-            severity: "warning", message: "skipped: \(error.message)", location: error.location))
+            severity: "warning", message: "skipped: \(error.message)", location: error.location,
+            problem: error.problem ?? .structure))
       }
     }
   }
@@ -231,12 +237,13 @@ public final class CSVReader: FeatureSource {
     }
     var text: String { String(decoding: cell, as: UTF8.self) }
     guard let value, value.isFinite else {
-      throw GeoPipeError.data("\(name) \"\(text)\" is not a number", at: at)
+      throw GeoPipeError.data(
+        "\(name) \"\(text)\" is not a number", at: at, problem: .nonFiniteCoordinate)
     }
     if options.checkRanges && !(value >= -limit && value <= limit) {
       throw GeoPipeError.data(
         "\(name) \(text) is out of range [-\(Int(limit)), \(Int(limit))] "
-          + "(use --crs if these are not WGS84 degrees)", at: at)
+          + "(use --crs if these are not WGS84 degrees)", at: at, problem: .coordinateOutOfRange)
     }
     return value
   }

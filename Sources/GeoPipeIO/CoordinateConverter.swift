@@ -10,11 +10,19 @@ struct CoordinateConverter {
 
   func geometry(_ kind: GeometryKind, from value: JSONValue) throws -> Geometry {
     switch kind {
-    case .point: return .point(try position(value))
+    case .point:
+      if case .array(let items) = value, items.isEmpty {
+        throw fail(
+          "empty Point: \"coordinates\": [] has no position, and RFC 7946 cannot express an empty point",
+          .emptyPoint)
+      }
+      return .point(try position(value))
     case .multiPoint: return .multiPoint(try positions(value, minimum: 0, ring: false))
     case .lineString:
       let line = try positions(value, minimum: 0, ring: false)
-      if line.count == 1 { throw fail("a LineString needs at least two positions, found 1") }
+      if line.count == 1 {
+        throw fail("a LineString needs at least two positions, found 1", .tooFewPositions)
+      }
       return .lineString(line)
     case .multiLineString:
       return .multiLineString(try list(value).map { try positions($0, minimum: 2, ring: false) })
@@ -28,8 +36,8 @@ struct CoordinateConverter {
     }
   }
 
-  private func fail(_ message: String) -> ScanError {
-    ScanError(message, at: index, structural: true)
+  private func fail(_ message: String, _ problem: InputProblem = .structure) -> ScanError {
+    ScanError(message, at: index, structural: true, problem: problem)
   }
 
   private func list(_ value: JSONValue) throws -> [JSONValue] {
@@ -44,10 +52,10 @@ struct CoordinateConverter {
       let what =
         ring
         ? "a polygon ring needs at least four positions" : "a line needs at least two positions"
-      throw fail("\(what), found \(array.count)")
+      throw fail("\(what), found \(array.count)", .tooFewPositions)
     }
     if ring, let first = array.first, let last = array.last, first != last {
-      throw fail("polygon ring is not closed: its first and last positions differ")
+      throw fail("polygon ring is not closed: its first and last positions differ", .unclosedRing)
     }
     return array
   }
@@ -61,16 +69,16 @@ struct CoordinateConverter {
     var numbers: [Double] = []
     for item in items {
       guard let number = item.numberValue, number.isFinite else {
-        throw fail("a position must contain only finite numbers")
+        throw fail("a position must contain only finite numbers", .nonFiniteCoordinate)
       }
       numbers.append(number)
     }
     if checkRanges {
       if !(numbers[0] >= -180 && numbers[0] <= 180) {
-        throw fail("longitude \(numbers[0]) is out of range [-180, 180]")
+        throw fail("longitude \(numbers[0]) is out of range [-180, 180]", .coordinateOutOfRange)
       }
       if !(numbers[1] >= -90 && numbers[1] <= 90) {
-        throw fail("latitude \(numbers[1]) is out of range [-90, 90]")
+        throw fail("latitude \(numbers[1]) is out of range [-90, 90]", .coordinateOutOfRange)
       }
     }
     return Position(

@@ -11,6 +11,13 @@ public protocol FeatureReader: FeatureSource, AnyObject {
   /// Members of the input's FeatureCollection other than its features (such as a `name`),
   /// complete once the input has been read; empty for other inputs.
   var collectionMembers: JSONObject { get }
+  /// Where the feature that `next()` returned last begins, when the reader knows.
+  var lastFeatureLocation: SourceLocation? { get }
+}
+
+extension FeatureReader {
+  /// Readers that do not track feature positions say nothing.
+  public var lastFeatureLocation: SourceLocation? { nil }
 }
 
 extension CSVReader {

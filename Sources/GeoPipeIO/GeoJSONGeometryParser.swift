@@ -122,7 +122,13 @@ extension JSONScanner {
   /// Parses `coordinates` for a known geometry type straight into coordinate arrays.
   mutating func parseCoordinates(of kind: GeometryKind, checkRanges: Bool) throws -> Geometry {
     switch kind {
-    case .point: return .point(try parsePosition(checkRanges: checkRanges))
+    case .point:
+      if try peek() == 0x5B {
+        var probe = self
+        probe.i += 1
+        if try probe.peek() == 0x5D { throw emptyPoint(at: i) }
+      }
+      return .point(try parsePosition(checkRanges: checkRanges))
     case .multiPoint: return .multiPoint(try parsePositions(minimum: 0, ring: false, checkRanges))
     case .lineString: return .lineString(try parseLine(checkRanges))
     case .multiLineString:
@@ -142,6 +148,13 @@ extension JSONScanner {
     }
   }
 
+  /// The error for `"coordinates": []` in a Point.
+  func emptyPoint(at index: Int) -> ScanError {
+    ScanError(
+      "empty Point: \"coordinates\": [] has no position, and RFC 7946 cannot express an empty point",
+      at: index, structural: true, problem: .emptyPoint)
+  }
+
   /// A LineString may be empty (`[]`), else needs two positions.
   private mutating func parseLine(_ checkRanges: Bool) throws -> CoordinateArray {
     _ = try peek()
@@ -149,7 +162,8 @@ extension JSONScanner {
     let line = try parsePositions(minimum: 0, ring: false, checkRanges)
     if line.count == 1 {
       throw ScanError(
-        "a LineString needs at least two positions, found 1", at: start, structural: true)
+        "a LineString needs at least two positions, found 1", at: start, structural: true,
+        problem: .tooFewPositions)
     }
     return line
   }
@@ -205,12 +219,13 @@ extension JSONScanner {
       let what =
         ring
         ? "a polygon ring needs at least four positions" : "a line needs at least two positions"
-      throw ScanError("\(what), found \(array.count)", at: start, structural: true)
+      throw ScanError(
+        "\(what), found \(array.count)", at: start, structural: true, problem: .tooFewPositions)
     }
     if ring, let first = array.first, let last = array.last, first != last {
       throw ScanError(
         "polygon ring is not closed: its first and last positions differ", at: start,
-        structural: true)
+        structural: true, problem: .unclosedRing)
     }
     return array
   }
@@ -234,24 +249,27 @@ extension JSONScanner {
             throw ScanError(
               "coordinates are nested too deeply for this geometry type", at: i, structural: true)
           }
+          // NaN and Infinity are not JSON, but some writers emit them for missing numbers.
           throw ScanError(
             "a position must contain only numbers, found \(describeByte(at: i))", at: i,
-            structural: true)
+            structural: true, problem: c == 0x4E || c == 0x49 ? .nonFiniteCoordinate : nil)
         }
         let (value, at) = try parseDouble()
         guard value.isFinite else {
-          throw ScanError("coordinate is not a finite number", at: at, structural: true)
+          throw ScanError(
+            "coordinate is not a finite number", at: at, structural: true,
+            problem: .nonFiniteCoordinate)
         }
         if checkRanges {
           if count == 0 && !(value >= -180 && value <= 180) {
             throw ScanError(
               "longitude \(value) is out of range [-180, 180] (use --crs if these are not WGS84 degrees)",
-              at: at, structural: true)
+              at: at, structural: true, problem: .coordinateOutOfRange)
           }
           if count == 1 && !(value >= -90 && value <= 90) {
             throw ScanError(
               "latitude \(value) is out of range [-90, 90] (use --crs if these are not WGS84 degrees)",
-              at: at, structural: true)
+              at: at, structural: true, problem: .coordinateOutOfRange)
           }
         }
         switch count {

@@ -15,6 +15,10 @@ public final class GeoJSONReader: FeatureSource {
   public private(set) var collectionMembers = JSONObject()
   /// Bytes consumed from the input so far (decompressed).
   public var bytesRead: Int { buffer.bytesRead }
+  /// Where the feature that `next()` returned last begins; ask before calling `next()` again.
+  public var lastFeatureLocation: SourceLocation? {
+    featureStart.map { buffer.location(of: $0) }
+  }
 
   private let buffer: InputBuffer
   private let options: ReadOptions
@@ -22,6 +26,7 @@ public final class GeoJSONReader: FeatureSource {
   private var state = State.between
   private var collectionType: String?
   private let keys = KeyCache()
+  private var featureStart: Int?
 
   private enum State {
     case between
@@ -125,6 +130,7 @@ public final class GeoJSONReader: FeatureSource {
         }
         throw s.unexpected("a GeoJSON object")
       }
+      featureStart = s.i
       var parts = GeoJSONParts()
       try s.parseGeoJSONObject(.top, into: &parts, checkRanges: options.checkRanges, depth: 0)
       if let crs = parts.crsIndex {
@@ -164,6 +170,7 @@ public final class GeoJSONReader: FeatureSource {
       _ = try s.peek()
       // Errors in a feature are reported from here, so recovery skips just this feature.
       cursor = s.i
+      featureStart = s.i
       var parts = GeoJSONParts()
       try s.parseGeoJSONObject(.feature, into: &parts, checkRanges: options.checkRanges, depth: 2)
       let feature = try makeFeature(&parts)
@@ -234,7 +241,8 @@ public final class GeoJSONReader: FeatureSource {
   }
 
   private func recover(from error: ScanError) throws {
-    let located = GeoPipeError.data(describe(error), at: buffer.location(of: error.index))
+    let located = GeoPipeError.data(
+      describe(error), at: buffer.location(of: error.index), problem: error.problem)
     guard options.onError == .skip else { throw located }
     let sequence: Bool
     switch state {
@@ -265,7 +273,8 @@ public final class GeoJSONReader: FeatureSource {
     }
     options.diagnostics(
       ReadDiagnostic(
-        severity: "warning", message: "skipped: \(located.message)", location: located.location))
+        severity: "warning", message: "skipped: \(located.message)", location: located.location,
+        problem: error.problem))
     skippedCount += 1
   }
 

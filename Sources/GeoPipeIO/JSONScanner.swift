@@ -9,11 +9,14 @@ struct ScanError: Error {
   var index: Int
   /// True when the JSON itself was well formed up to here, so the value can be skipped.
   var isStructural: Bool
+  /// What kind of problem it is.
+  var problem: InputProblem
 
-  init(_ message: String, at index: Int, structural: Bool = false) {
+  init(_ message: String, at index: Int, structural: Bool = false, problem: InputProblem? = nil) {
     self.message = message
     self.index = index
     isStructural = structural
+    self.problem = problem ?? (structural ? .structure : .syntax)
   }
 }
 

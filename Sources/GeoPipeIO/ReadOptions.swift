@@ -26,12 +26,18 @@ public struct ReadDiagnostic: Sendable, CustomStringConvertible {
   public var message: String
   /// Where, if known.
   public var location: SourceLocation?
+  /// For a skipped feature, what kind of problem it had.
+  public var problem: InputProblem?
 
   /// Creates a diagnostic.
-  public init(severity: String, message: String, location: SourceLocation? = nil) {
+  public init(
+    severity: String, message: String, location: SourceLocation? = nil,
+    problem: InputProblem? = nil
+  ) {
     self.severity = severity
     self.message = message
     self.location = location
+    self.problem = problem
   }
 
   /// `file:line:column: warning: message`.

@@ -49,6 +49,39 @@ public struct KDBush: Sendable {
   /// The number of items.
   public var count: Int { ids.count }
 
+  /// Each item's place in the order `within` and `range` report items: `ranks[id]`.
+  ///
+  /// Both queries walk the tree depth first, reporting a node's median before its children,
+  /// the upper child before the lower one and a leaf's items in storage order, and skip only
+  /// subtrees that hold no match. Any query's results therefore come sorted by these ranks.
+  public func traversalRanks() -> [UInt32] {
+    var ranks = [UInt32](repeating: 0, count: ids.count)
+    guard !ids.isEmpty else { return ranks }
+    ids.withUnsafeBufferPointer { ids in
+      ranks.withUnsafeMutableBufferPointer { ranks in
+        var next: UInt32 = 0
+        var stack: [(left: Int, right: Int)] = [(0, ids.count - 1)]
+        while let (left, right) = stack.popLast() {
+          if right - left <= nodeSize {
+            if left <= right {
+              for i in left...right {
+                ranks[Int(ids[i])] = next
+                next += 1
+              }
+            }
+            continue
+          }
+          let m = (left + right) >> 1
+          ranks[Int(ids[m])] = next
+          next += 1
+          stack.append((left, m - 1))
+          stack.append((m + 1, right))
+        }
+      }
+    }
+    return ranks
+  }
+
   /// The items inside the box (edges included), in kdbush's order.
   public func range(minX: Double, minY: Double, maxX: Double, maxY: Double) -> [Int] {
     var result: [Int] = []
@@ -59,6 +92,17 @@ public struct KDBush: Sendable {
   /// Calls `visit` with each item inside the box, in kdbush's order.
   @inlinable
   public func range(
+    minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int) -> Void
+  ) {
+    ids.withUnsafeBufferPointer { ids in
+      rangePositions(minX: minX, minY: minY, maxX: maxX, maxY: maxY) { visit(Int(ids[$0])) }
+    }
+  }
+
+  /// Calls `visit` with the storage position (an index into `ids`) of each item inside the box,
+  /// in kdbush's order.
+  @inlinable
+  public func rangePositions(
     minX: Double, minY: Double, maxX: Double, maxY: Double, _ visit: (Int) -> Void
   ) {
     ids.withUnsafeBufferPointer { ids in
@@ -73,7 +117,7 @@ public struct KDBush: Sendable {
               for i in left...right {
                 let x = Double(coords[2 * i])
                 let y = Double(coords[2 * i + 1])
-                if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(Int(ids[i])) }
+                if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(i) }
               }
             }
             continue
@@ -81,7 +125,7 @@ public struct KDBush: Sendable {
           let m = (left + right) >> 1
           let x = Double(coords[2 * m])
           let y = Double(coords[2 * m + 1])
-          if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(Int(ids[m])) }
+          if x >= minX && x <= maxX && y >= minY && y <= maxY { visit(m) }
           if axis == 0 ? minX <= x : minY <= y {
             stack.append(left)
             stack.append(m - 1)

@@ -28,6 +28,15 @@ struct ClusterTests {
     #expect(run.err.contains("3 features without geometry left out"))
   }
 
+  @Test func exactOrderWritesTheSameClusters() throws {
+    let fast = try geopipe(["cluster", "--zoom", "5", "-q"], stdinFile: Self.input)
+    let exact = try geopipe(
+      ["cluster", "--zoom", "5", "--exact-order", "-q"], stdinFile: Self.input)
+    #expect(fast.status == 0 && exact.status == 0, "\(fast) \(exact)")
+    #expect(fast.outLines.count > 1000)
+    #expect(fast.out == exact.out)
+  }
+
   @Test func answersClusterQueries() throws {
     let leaves = try geopipe(
       ["cluster", "--leaves", "34650", "--limit", "5", "--offset", "3"], stdinFile: Self.input)

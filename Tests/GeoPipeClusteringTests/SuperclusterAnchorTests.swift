@@ -11,14 +11,41 @@ import Testing
 struct SuperclusterAnchorTests {
   @Test(
     "getClusters over the world returns supercluster's items in its order at every zoom",
-    arguments: 0...17)
-  func worldClustersMatchInReturnedOrder(zoom: Int) throws {
+    arguments: 0...17, [false, true])
+  func worldClustersMatchInReturnedOrder(zoom: Int, exactOrder: Bool) throws {
     let cities = try Anchors.cities.get()
-    let index = try Anchors.index(named: "default")
+    let index = try Anchors.index(named: exactOrder ? "exactOrder" : "default")
     let name = "cities15000/getClusters_world_z\(zoom < 10 ? "0" : "")\(zoom).geojson.gz"
     let expected = try Anchors.features(name).map(Located.init)
     let actual = index.clusters(west: -180, south: -85, east: 180, north: 85, zoom: Double(zoom))
     expectSameItems(actual.map(cities.located), expected, "world at z\(zoom)")
+  }
+
+  @Test("summing centroids in kdbush's order changes nothing but their last bits")
+  func exactOrderChangesOnlyLastBits() throws {
+    let index = try Anchors.index(named: "default")
+    let exact = try Anchors.index(named: "exactOrder")
+    var changed = 0
+    for zoom in 0...17 {
+      let a = index.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(zoom))
+      let b = exact.clusters(west: -180, south: -90, east: 180, north: 90, zoom: Double(zoom))
+      try #require(a.count == b.count, "z\(zoom)")
+      for (x, y) in zip(a, b) {
+        switch (x, y) {
+        case (.point(let i), .point(let j)):
+          #expect(i == j, "z\(zoom)")
+        case (.cluster(let i, let m, let lng, let lat), .cluster(let j, let n, let lng2, let lat2)):
+          #expect(i == j && m == n, "z\(zoom)")
+          #expect(abs(lng - lng2) <= 1e-13 && abs(lat - lat2) <= 1e-13, "z\(zoom) cluster \(i)")
+          if lng != lng2 || lat != lat2 { changed += 1 }
+        default:
+          Issue.record("z\(zoom): \(x) against \(y)")
+        }
+      }
+    }
+    // Sums of input points are exact in either order (their coordinates are Float values);
+    // only clusters of clusters can round differently, and here none does.
+    #expect(changed == 0)
   }
 
   @Test(
@@ -319,6 +346,12 @@ enum Anchors {
     ClusterIndex(coordinates: try cities.get().coordinates, options: ClusterOptions())
   }
 
+  static let exactOrderIndex = Result<ClusterIndex, any Error> {
+    var options = ClusterOptions()
+    options.exactOrder = true
+    return ClusterIndex(coordinates: try cities.get().coordinates, options: options)
+  }
+
   static let minPoints5Index = Result<ClusterIndex, any Error> {
     var options = ClusterOptions()
     options.minPoints = 5
@@ -337,6 +370,7 @@ enum Anchors {
   static func index(named name: String) throws -> ClusterIndex {
     switch name {
     case "default": try defaultIndex.get()
+    case "exactOrder": try exactOrderIndex.get()
     case "minPoints5": try minPoints5Index.get()
     case "radius60_extent256_maxZoom12": try radius60Index.get()
     default: throw AnchorError("no option set named \(name)")

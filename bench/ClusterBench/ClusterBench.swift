@@ -64,10 +64,11 @@ enum ClusterBench {
       report.add("index_rss_mib", after - before, digits: 1)
     }
     var queries: [(zoom: Int, best: Sample, count: Int)] = []
+    var firstQueries: [(zoom: Int, time: Sample)] = []
     for zoom in queryZooms {
       var best: Sample?
       var count = 0
-      for _ in 0..<max(settings.runs, 3) {
+      for run in 0..<(max(settings.runs, 3) + 1) {
         // Each item is visited, as the cluster stage does, without collecting them.
         let (items, time) = measure {
           var n = 0
@@ -77,7 +78,12 @@ enum ClusterBench {
           return n
         }
         count = items
-        best = best.map { $0.best(time) } ?? time
+        // The first query at a zoom also builds that zoom's kd-tree.
+        if run == 0 {
+          firstQueries.append((zoom, time))
+        } else {
+          best = best.map { $0.best(time) } ?? time
+        }
       }
       if let best { queries.append((zoom, best, count)) }
     }
@@ -89,6 +95,27 @@ enum ClusterBench {
         ClusterIndex(coordinates: coordinates, options: options).inputCount
       }
       builds.append(time)
+    }
+    // Like supercluster's load(): clusters and every zoom's kd-tree; and with kdbush's
+    // summation order.
+    var withTrees: [Sample] = []
+    var exact: [Sample] = []
+    var exactOptions = options
+    exactOptions.exactOrder = true
+    for _ in 0..<max(settings.runs, 1) {
+      withTrees.append(
+        measure { () -> Int in
+          let index = ClusterIndex(coordinates: coordinates, options: options)
+          index.buildTrees()
+          return index.inputCount
+        }.1)
+      exact.append(
+        measure { ClusterIndex(coordinates: coordinates, options: exactOptions).inputCount }.1)
+    }
+    report.add("build_with_trees_cpu_s", withTrees.map(\.cpu).min() ?? 0, digits: 3)
+    report.add("build_exact_order_cpu_s", exact.map(\.cpu).min() ?? 0, digits: 3)
+    for query in firstQueries {
+      report.add("query_z\(query.zoom)_first_cpu_ms", query.time.cpu * 1000, digits: 2)
     }
     let bestCPU = builds.map(\.cpu).min() ?? 0
     let bestWall = builds.map(\.wall).min() ?? 0

@@ -1,0 +1,287 @@
+import Foundation
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeStages
+import GeoPipeValidation
+
+/// `geopipe validate FILE...`: the CI gate for datasets.
+struct ValidateCommand {
+  let words: [String]
+
+  static let abstract = "Check datasets and report every problem (exit 1 on errors): the CI gate."
+
+  static let options: [OptionSpec] = [
+    OptionSpec(
+      "path", .path, required: true, positional: true,
+      help: "The files to validate, one or more ('-' for standard input)."),
+    OptionSpec(
+      "format", .choice(ReportFormat.allCases.map(\.rawValue)), default: "text",
+      help: "text: file:line:column: error[GP012]: ...; json; github: workflow annotations; "
+        + "junit: JUnit XML; sarif: SARIF 2.1.0."),
+    OptionSpec(
+      "schema", .path,
+      help: "A JSON Schema for feature properties (type, required, properties, enum, minimum, "
+        + "maximum, pattern, x-unique)."),
+    OptionSpec(
+      "select", .list, help: "Run only these rules (codes such as GP010 or names)."),
+    OptionSpec("ignore", .list, help: "Leave out these rules (codes or names)."),
+    OptionSpec("warnings-as-errors", .flag, help: "Report warnings as errors (and exit 1)."),
+    OptionSpec(
+      "max-findings", .integer,
+      help: "Stop after this many findings (the exit status still counts them)."),
+    OptionSpec(
+      "fix", .flag,
+      help: "Also write a repaired copy NAME.fixed.EXT beside each file: made valid (GEOS), "
+        + "rewound, without repeated positions, split at the antimeridian."),
+  ]
+
+  static let inputOptions: [OptionSpec] =
+    [
+      OptionSpec(
+        "input-format", .choice(["auto"] + InputFormat.allCases.map(\.rawValue)),
+        default: "auto", help: "The input format; by default detected from the first bytes."),
+      OptionSpec(
+        "crs", .string,
+        help: "The files' coordinates are in this CRS, not WGS84 degrees: range and antimeridian "
+          + "checks are off."),
+    ] + StageRegistry.csvInputOptions
+
+  /// validate shows no progress line: its report is its progress.
+  static let globalOptions = Help.globalOptions.filter { $0.name != "progress" }
+
+  static let discussion = """
+    Reads each file once, streaming, and reports every problem it finds: a bad feature is
+    reported and stepped over (GeoJSONSeq and CSV resume at the next record; a syntax error
+    inside a FeatureCollection is reported and ends that file). Each check has a stable rule
+    code and a default severity; see docs/validate.md for the table.
+      GP001-GP006  syntax, structure, non-finite or out-of-range coordinates, too few
+                   points, unclosed rings (errors)
+      GP010-GP019  GEOS validity, with GEOS's reason and location (errors)
+      GP020-GP023  RFC 7946 winding, unsplit antimeridian crossings, repeated positions,
+                   empty geometries (warnings)
+      GP024, GP030 duplicate feature ids, --schema property rules (errors)
+    Exit status: 0 when there are no errors (warnings allowed), 1 when there is any error
+    finding, 66 when a file cannot be opened, 64 for a bad command line.
+    """
+
+  static let examples = [
+    "geopipe validate data/*.geojson",
+    "geopipe validate --format github --schema schema.json datasets/*.geojson",
+    "geopipe validate --ignore GP020,GP022 --warnings-as-errors places.csv",
+    "geopipe validate --format junit --max-findings 1000 big.geojsonl > report.xml",
+    "geopipe validate --fix parcels.geojson",
+  ]
+
+  func help() -> String {
+    Help.command(
+      name: "validate", abstract: Self.abstract, discussion: Self.discussion,
+      examples: Self.examples,
+      groups: [
+        ("OPTIONS", Self.options), ("INPUT OPTIONS", Self.inputOptions),
+        ("GLOBAL OPTIONS", Self.globalOptions),
+      ])
+  }
+
+  func run() -> Int32 {
+    if words.contains("--help") || words.contains("-h") {
+      print(help(), terminator: "")
+      return 0
+    }
+    let paths: [String]
+    let values: OptionValues
+    let options: ValidationOptions
+    let format: ReportFormat
+    do {
+      (paths, values) = try parse()
+      options = try Self.validationOptions(values)
+      format = ReportFormat(rawValue: values.string("format") ?? "text") ?? .text
+    } catch {
+      let failure = error as? GeoPipeError ?? GeoPipeError.usage("\(error)")
+      Terminal.printError(failure.description)
+      if failure.status == .usage { Terminal.printError("usage: see 'geopipe validate --help'") }
+      return failure.status.rawValue
+    }
+    return validate(paths, options: options, format: format, values: values)
+  }
+
+  /// Splits the words into file paths and options (several paths are allowed).
+  private func parse() throws -> ([String], OptionValues) {
+    let specs = Self.options + Self.inputOptions + Self.globalOptions
+    var optionWords: [String] = []
+    var paths: [String] = []
+    var k = 0
+    var onlyPaths = false
+    while k < words.count {
+      let word = words[k] == "-q" ? "--quiet" : words[k]
+      k += 1
+      if onlyPaths || !word.hasPrefix("-") || word == "-" {
+        paths.append(word)
+        continue
+      }
+      if word == "--" {
+        onlyPaths = true
+        continue
+      }
+      optionWords.append(word)
+      let name = String(word.dropFirst(2))
+      if !name.contains("="), let spec = specs.first(where: { $0.name == name }),
+        spec.kind != .flag, k < words.count
+      {
+        optionWords.append(words[k])
+        k += 1
+      }
+    }
+    let parser = ArgumentParser(options: specs.filter { !$0.isPositional })
+    let values = try parser.parse(optionWords)
+    guard !paths.isEmpty else {
+      throw GeoPipeError.usage("missing PATH: name the files to validate")
+    }
+    if values.flag("fix"), paths.contains("-") {
+      throw GeoPipeError.usage("--fix writes a copy beside each file; it cannot fix standard input")
+    }
+    if let limit = values.integer("max-findings"), limit < 1 {
+      throw GeoPipeError.usage("--max-findings must be at least 1")
+    }
+    return (paths, values)
+  }
+
+  static func validationOptions(_ values: OptionValues) throws -> ValidationOptions {
+    var options = ValidationOptions()
+    func rules(_ name: String) throws -> Set<Rule>? {
+      guard let words = values.list(name) else { return nil }
+      return Set(
+        try words.map { word in
+          guard let rule = Rule.named(word) else {
+            let names = Rule.all.map(\.code) + Rule.all.map(\.name)
+            let hint =
+              Suggestions.closest(to: word, among: names).map { "; did you mean '\($0)'?" } ?? ""
+            throw GeoPipeError.usage("--\(name): unknown rule '\(word)'\(hint)")
+          }
+          return rule
+        })
+    }
+    options.selected = try rules("select")
+    options.ignored = try rules("ignore") ?? []
+    options.warningsAsErrors = values.flag("warnings-as-errors")
+    options.fix = values.flag("fix")
+    options.geographic = values.string("crs") == nil
+    if let format = values.string("input-format"), format != "auto" {
+      options.format = InputFormat(rawValue: format)
+    }
+    options.csv.latitudeColumn = values.string("lat")
+    options.csv.longitudeColumn = values.string("lon")
+    options.csv.geometryColumn = values.string("geometry")
+    options.csv.inferTypes = values.flag("infer-types")
+    if let delimiter = values.string("delimiter") {
+      options.csv.delimiter = delimiter == "tab" ? 0x09 : delimiter.utf8.first
+    }
+    if let schema = values.string("schema") {
+      options.schema = try PropertySchema(contentsOf: schema)
+    }
+    return options
+  }
+
+  private func validate(
+    _ paths: [String], options: ValidationOptions, format: ReportFormat, values: OptionValues
+  ) -> Int32 {
+    let quiet = values.flag("quiet")
+    let limit = values.integer("max-findings")
+    let validity: GEOSValidityChecker
+    do {
+      validity = try GEOSValidityChecker()
+    } catch {
+      Terminal.printError("error: cannot start GEOS: \(error)")
+      return ExitStatus.ioError.rawValue
+    }
+    let validator = Validator(options: options, validity: validity)
+    let report = ReportWriter(format: format)
+    var totals = RunTotals()
+    var status = ExitStatus.success
+    do {
+      let out = try ReportOutput()
+      try out.write(report.header())
+      try validateEach(
+        paths, validator: validator, report: report, totals: &totals, status: &status, quiet: quiet,
+        limit: limit, out: out)
+      try out.write(report.footer(totals))
+      try out.flush()
+    } catch is BrokenPipe {
+      return totals.errors > 0 ? ExitStatus.findings.rawValue : ExitStatus.success.rawValue
+    } catch {
+      Terminal.printError("error: \(error)")
+      return ExitStatus.ioError.rawValue
+    }
+    if totals.unopened > 0 { return ExitStatus.noInput.rawValue }
+    if status != .success { return status.rawValue }
+    return totals.errors > 0 ? ExitStatus.findings.rawValue : ExitStatus.success.rawValue
+  }
+
+  private func validateEach(
+    _ paths: [String], validator: Validator, report: ReportWriter, totals: inout RunTotals,
+    status: inout ExitStatus, quiet: Bool, limit: Int?, out: ReportOutput
+  ) throws {
+    for path in paths {
+      if totals.truncated { break }
+      do {
+        let summary = try validator.validate(path: path) { finding in
+          if finding.severity == .error { totals.errors += 1 } else { totals.warnings += 1 }
+          try out.write(report.write(finding))
+          if let limit, totals.errors + totals.warnings >= limit {
+            totals.truncated = true
+            return false
+          }
+          return true
+        }
+        totals.files += 1
+        totals.features += summary.features
+        report.fileFinished(summary)
+        if !quiet && validator.options.fix {
+          // The notes go to standard error after the file's findings, also on a terminal.
+          try out.flush()
+          Self.describeFix(summary)
+        }
+      } catch let error as GeoPipeError {
+        try out.flush()
+        Terminal.printError(error.description)
+        if error.status == .noInput {
+          totals.unopened += 1
+          try out.write(report.unopened(path, message: error.message))
+        } else {
+          status = error.status
+        }
+      }
+    }
+  }
+
+  private static func describeFix(_ summary: FileSummary) {
+    if let reason = summary.fixSkipped {
+      Terminal.printError("note: no repaired copy of \(summary.path): \(reason)")
+    } else if let fixed = summary.fixedPath {
+      var text =
+        "wrote \(fixed): \(summary.features - summary.dropped) feature"
+        + "\(summary.features - summary.dropped == 1 ? "" : "s"), \(summary.repaired) repaired"
+      if summary.dropped > 0 { text += ", \(summary.dropped) unreadable left out" }
+      Terminal.printError(text)
+    }
+  }
+}
+
+/// Standard output in large writes (a report can have millions of lines).
+final class ReportOutput {
+  private var buffer: [UInt8] = []
+  private let file: OutputFile
+
+  init() throws {
+    file = try OutputFile(path: "-")
+  }
+
+  func write(_ text: String) throws {
+    buffer.append(contentsOf: text.utf8)
+    if buffer.count >= 1 << 16 { try flush() }
+  }
+
+  func flush() throws {
+    try buffer.withUnsafeBytes { try file.write($0) }
+    buffer.removeAll(keepingCapacity: true)
+  }
+}
