@@ -12,6 +12,7 @@
 #   BENCH_WORK       scratch folder                                 (bench/.work)
 #   BENCH_RUNS       runs per measurement, best is kept             (3)
 #   TOLERANCE        simplify tolerance in degrees                  (0.01)
+#   STEP_RUNS        runs of the simplify-step harnesses, best kept  (20)
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -26,6 +27,7 @@ DATA=$(abspath "${DATA:-../shared/data}")
 WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 RUNS=${BENCH_RUNS:-3}
 TOLERANCE=${TOLERANCE:-0.01}
+STEP_RUNS=${STEP_RUNS:-20}
 
 log() { echo "==> $*" >&2; }
 die() { echo "geometry bench: error: $*" >&2; exit 1; }
@@ -80,6 +82,17 @@ measure() { # NAME TOOL COMMAND...: best wall and CPU (user + sys) seconds of RU
 
 features() { "$GEOPIPE" read --quiet "$1" | grep -c . || true; }
 
+# The same read + simplify + write in one process, as a pipeline file.
+PIPELINE=$WORK/simplify.yaml
+cat >"$PIPELINE" <<'YAML'
+version: 1
+vars: {input: in.geojson, output: out.geojson, method: topology, tolerance: "0.01"}
+stages:
+  - read: {path: "${input}"}
+  - simplify: {method: "${method}", tolerance: "${tolerance}"}
+  - write: {path: "${output}"}
+YAML
+
 names=()
 for gz in "$DATA"/lines/*.geojson.gz; do
   name=$(basename "$gz" .geojson.gz)
@@ -96,6 +109,10 @@ for gz in "$DATA"/lines/*.geojson.gz; do
       'set -o pipefail; "$0" read --quiet "$1" | "$0" simplify --quiet --method "$2" --tolerance "$3" | "$0" write --quiet "$4"' \
       "$GEOPIPE" "$in" "$method" "$TOLERANCE" "$out"
     record "$name" "geopipe_${method}_features" "$(features "$out")"
+    out=$WORK/out/$name-geopipe-run-$method.geojson
+    measure "$name" "geopipe_run_$method" "$GEOPIPE" run --quiet "$PIPELINE" --var "input=$in" \
+      --var "output=$out" --var "method=$method" --var "tolerance=$TOLERANCE"
+    record "$name" "geopipe_run_${method}_features" "$(features "$out")"
     out=$WORK/out/$name-shapely-$method.geojson
     measure "$name" "shapely_$method" python3 bench/shapely_simplify.py "$in" "$out" "$TOLERANCE" "$method"
     record "$name" "shapely_${method}_features" "$(features "$out")"
@@ -108,8 +125,8 @@ for gz in "$DATA"/lines/*.geojson.gz; do
   record "$name" ogr2ogr_topology_features "$(features "$out")"
 
   log "$name: the simplify step alone, one thread"
-  "$GEOMETRYBENCH" "$in" "$TOLERANCE" "$RUNS" --wkt "$WORK/lines/$name.wkt" >"$WORK/geometry-step.txt"
-  "$WORK/geos_simplify" "$WORK/lines/$name.wkt" "$TOLERANCE" "$RUNS" >"$WORK/geometry-c.txt"
+  "$GEOMETRYBENCH" "$in" "$TOLERANCE" "$STEP_RUNS" --wkt "$WORK/lines/$name.wkt" >"$WORK/geometry-step.txt"
+  "$WORK/geos_simplify" "$WORK/lines/$name.wkt" "$TOLERANCE" "$STEP_RUNS" >"$WORK/geometry-c.txt"
   while IFS=$'\t' read -r method seconds vertices; do
     record "$name" "step_geopipe_${method}_cpu_s" "$seconds"
     record "$name" "step_geopipe_${method}_vertices" "$vertices"
@@ -132,23 +149,35 @@ report() {
   echo "- machine: $(uname -m), $(nproc) CPUs, ${cpu:-unknown CPU}"
   echo "- geopipe: $("$GEOPIPE" --version 2>&1 | head -n 1 || echo unknown), GEOS $(geos-config --version)"
   echo "- peers: $(ogr2ogr --version | head -n 1); shapely $(python3 -c 'import shapely; print(shapely.__version__, "(GEOS", shapely.geos_version_string + ")")')"
-  echo "- tolerance $TOLERANCE°; best wall time of $RUNS runs; end to end is" \
-    "\`geopipe read IN | geopipe simplify | geopipe write OUT.geojson\`, \`ogr2ogr -f GeoJSON OUT IN -simplify T\`" \
-    "and \`bench/shapely_simplify.py\` (orjson + shapely.simplify)"
+  echo "- tolerance $TOLERANCE°; best wall time of $RUNS runs; geopipe is timed as a pipe" \
+    "(\`geopipe read IN | geopipe simplify | geopipe write OUT.geojson\`, three processes) and as" \
+    "one process (\`geopipe run\` on a pipeline file with the same three stages); the peers are" \
+    "\`ogr2ogr -f GeoJSON OUT IN -simplify T\` (topology-preserving) and" \
+    "\`bench/shapely_simplify.py\` (orjson + shapely.simplify); speedup = peer ÷ geopipe run"
   echo
-  echo "### End to end (wall seconds; speedup = peer ÷ geopipe, target ≥ 3)"
+  echo "### End to end, topology-preserving (wall seconds; target: speedup ≥ 3)"
   echo
-  echo "| data | features | MB | geopipe topology | ogr2ogr -simplify | speedup | shapely topology | speedup | geopipe dp | shapely dp | speedup |"
-  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+  echo "| data | features | MB | geopipe pipe | geopipe run | ogr2ogr -simplify | speedup | shapely | speedup |"
+  echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
   for name in "${names[@]}"; do
-    local gt ot st gd sd
-    gt=$(value "$name" geopipe_topology_wall_s) ot=$(value "$name" ogr2ogr_topology_wall_s)
-    st=$(value "$name" shapely_topology_wall_s) gd=$(value "$name" geopipe_dp_wall_s)
-    sd=$(value "$name" shapely_dp_wall_s)
-    echo "| $name | $(value "$name" features) | $(value "$name" megabytes) | $gt | $ot | $(ratio "$ot" "$gt")× | $st | $(ratio "$st" "$gt")× | $gd | $sd | $(ratio "$sd" "$gd")× |"
+    local gp gr ot st
+    gp=$(value "$name" geopipe_topology_wall_s) gr=$(value "$name" geopipe_run_topology_wall_s)
+    ot=$(value "$name" ogr2ogr_topology_wall_s) st=$(value "$name" shapely_topology_wall_s)
+    echo "| $name | $(value "$name" features) | $(value "$name" megabytes) | $gp | $gr | $ot | $(ratio "$ot" "$gr")× | $st | $(ratio "$st" "$gr")× |"
   done
   echo
-  echo "### The simplify step (CPU seconds, one thread; ratio = geopipe ÷ GEOS from C, target ≤ 1.3)"
+  echo "### End to end, Douglas-Peucker (wall seconds; ogr2ogr has no DP option)"
+  echo
+  echo "| data | geopipe pipe | geopipe run | shapely | speedup |"
+  echo "|---|--:|--:|--:|--:|"
+  for name in "${names[@]}"; do
+    local gp gr sd
+    gp=$(value "$name" geopipe_dp_wall_s) gr=$(value "$name" geopipe_run_dp_wall_s)
+    sd=$(value "$name" shapely_dp_wall_s)
+    echo "| $name | $gp | $gr | $sd | $(ratio "$sd" "$gr")× |"
+  done
+  echo
+  echo "### The simplify step (CPU seconds, one thread, best of $STEP_RUNS; ratio = geopipe ÷ GEOS from C, target ≤ 1.3)"
   echo
   echo "geopipe's step converts each \`Geometry\` to GEOS (one buffer copy per coordinate run)," \
     "simplifies and converts back; the C harness only calls GEOSSimplify_r or" \

@@ -77,8 +77,9 @@ extension GEOSContext {
   private func makeSequence(_ run: CoordinateArray) throws -> OpaquePointer {
     let hasZ: Int32 = run.dimension >= 3 ? 1 : 0
     let hasM: Int32 = run.dimension >= 4 ? 1 : 0
+    let count = UInt32(run.storage.count / run.dimension)
     let sequence = run.storage.withUnsafeBufferPointer { buffer in
-      GEOSCoordSeq_copyFromBuffer_r(handle, buffer.baseAddress, UInt32(run.count), hasZ, hasM)
+      GEOSCoordSeq_copyFromBuffer_r(handle, buffer.baseAddress, count, hasZ, hasM)
     }
     guard let sequence else { throw failure("CoordSeq_copyFromBuffer") }
     return sequence

@@ -20,16 +20,15 @@ extension GEOSContext {
     throws -> Geometry
   {
     let input = try makeGEOS(geometry)
-    let result: GEOSGeometryHandle
-    switch method {
-    case .douglasPeucker:
-      result = try own(GEOSSimplify_r(handle, input.pointer, tolerance), "Simplify")
-    case .topologyPreserving:
-      result = try own(
-        GEOSTopologyPreserveSimplify_r(handle, input.pointer, tolerance),
-        "TopologyPreserveSimplify")
-    }
-    return try self.geometry(from: result.pointer)
+    let simplified =
+      switch method {
+      case .douglasPeucker: GEOSSimplify_r(handle, input.pointer, tolerance)
+      case .topologyPreserving: GEOSTopologyPreserveSimplify_r(handle, input.pointer, tolerance)
+      }
+    guard let simplified else { throw failure("simplify (\(method.rawValue))") }
+    // The hot path of the simplify stage: the result is freed here rather than by a handle.
+    defer { GEOSGeom_destroy_r(handle, simplified) }
+    return try self.geometry(from: simplified)
   }
 
   /// Whether GEOS considers the geometry empty (`GEOSisEmpty_r`): no positions at all.

@@ -6,12 +6,12 @@ import GeoPipeIO
 /// Times geopipe's simplify step (a `Geometry` to GEOS, GEOSSimplify or
 /// GEOSTopologyPreserveSimplify, and back) on the geometries of a file, on one thread.
 ///
-///     GeometryBench FILE TOLERANCE RUNS [--wkt OUT]
+///     GeometryBench FILE TOLERANCE RUNS [--wkt OUT] [--method dp|topology]
 ///
 /// Prints one tab-separated line per method: method, best CPU seconds of RUNS runs, and the
 /// total vertex count of the results (so that a C harness calling GEOS directly on the same
 /// geometries can be checked against it). With `--wkt OUT` it first writes the geometries as
-/// WKT, one per line, for that harness.
+/// WKT, one per line, for that harness; `--method` times one method only (for profiling).
 @main
 enum GeometryBench {
   static func main() {
@@ -26,20 +26,30 @@ enum GeometryBench {
   static func run(_ arguments: [String]) throws {
     guard arguments.count >= 3, let tolerance = Double(arguments[1]), let runs = Int(arguments[2])
     else {
-      throw GeoPipeError.usage("usage: GeometryBench FILE TOLERANCE RUNS [--wkt OUT]")
+      throw GeoPipeError.usage(
+        "usage: GeometryBench FILE TOLERANCE RUNS [--wkt OUT] [--method dp|topology]")
     }
     let reader = try FeatureReaders.open(arguments[0])
     var geometries: [Geometry] = []
     while let feature = try reader.next() {
       if let geometry = feature.geometry { geometries.append(geometry) }
     }
-    if arguments.count >= 5, arguments[3] == "--wkt" {
-      var text = ""
-      for geometry in geometries { text += WKTWriter.string(geometry) + "\n" }
-      try Data(text.utf8).write(to: URL(fileURLWithPath: arguments[4]))
+    var methods = SimplificationMethod.allCases
+    var k = 3
+    while k + 1 < arguments.count {
+      if arguments[k] == "--wkt" {
+        var text = ""
+        for geometry in geometries { text += WKTWriter.string(geometry) + "\n" }
+        try Data(text.utf8).write(to: URL(fileURLWithPath: arguments[k + 1]))
+      } else if arguments[k] == "--method",
+        let method = SimplificationMethod(rawValue: arguments[k + 1])
+      {
+        methods = [method]
+      }
+      k += 2
     }
     let context = try GEOSContext()
-    for method in [SimplificationMethod.douglasPeucker, .topologyPreserving] {
+    for method in methods {
       var best = Double.infinity
       var vertices = 0
       for _ in 0..<max(runs, 1) {

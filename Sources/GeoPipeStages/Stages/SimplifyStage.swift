@@ -29,8 +29,8 @@ enum SimplifyStage {
       file on standard input (geopipe simplify ... < file.geojson) or read it with --no-rewind.
       """,
     examples: [
-      "geopipe read rivers.geojson | geopipe simplify --tolerance 0.01 --method dp",
       "geopipe simplify --tolerance 0.001 --method topology < coast.geojson.gz > coast.geojsonl",
+      "geopipe read rivers.geojson | geopipe simplify --tolerance 0.01 --method dp",
       "geopipe read countries.geojson | geopipe simplify --tolerance 2km --min-area 10km2",
       "geopipe read states.geojson | geopipe simplify --tolerance 1px --zoom 6",
     ],
