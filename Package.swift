@@ -28,6 +28,7 @@ var targets: [Target] = [
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
+  .target(name: "GeoPipeMercator", swiftSettings: fast),
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
@@ -43,7 +44,8 @@ var targets: [Target] = [
   // jemalloc replaces the C allocator: features are built on one thread and freed on another,
   // a pattern glibc's malloc handles slowly.
   .executableTarget(
-    name: "geopipe", dependencies: ["GeoPipeStages", "GeoPipePipeline"], swiftSettings: strict,
+    name: "geopipe", dependencies: ["GeoPipeStages", "GeoPipePipeline", "GeoPipeMercator"],
+    swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
   .testTarget(name: "GeoPipeCoreTests", dependencies: ["GeoPipeCore"], swiftSettings: strict),
   .testTarget(
@@ -58,6 +60,8 @@ var targets: [Target] = [
     name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeMercatorTests", dependencies: ["GeoPipeMercator"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 

@@ -28,6 +28,7 @@ enum GeoPipe {
       }
       if words.count > 1 {
         if words[1] == "gazetteer" { return GazetteerCommand(words: ["--help"]).run() }
+        if words[1] == "camera" { return CameraCommand(words: ["--help"]).run() }
         if PipelineCommand.abstracts[words[1]] != nil {
           return PipelineCommand(name: words[1], words: ["--help"]).run()
         }
@@ -42,10 +43,11 @@ enum GeoPipe {
       break
     }
     if first == "gazetteer" { return GazetteerCommand(words: Array(words.dropFirst())).run() }
+    if first == "camera" { return CameraCommand(words: Array(words.dropFirst())).run() }
     if PipelineCommand.abstracts[first] != nil {
       return PipelineCommand(name: first, words: Array(words.dropFirst())).run()
     }
-    let names = StageRegistry.all.map(\.name) + ["convert", "run", "check", "gazetteer"]
+    let names = StageRegistry.all.map(\.name) + ["convert", "run", "check", "gazetteer", "camera"]
     guard names.contains(first) else {
       let hint =
         Suggestions.closest(to: first, among: names).map { "; did you mean '\($0)'?" } ?? ""
