@@ -30,12 +30,17 @@ var targets: [Target] = [
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(name: "GeoPipeMercator", swiftSettings: fast),
   .target(
+    name: "GeoPipeTiles",
+    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "CZlib"],
+    swiftSettings: fast),
+  .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeClustering", "GeoPipeGeocoding",
+      "GeoPipeTiles",
     ],
     swiftSettings: fast),
   .target(
@@ -62,6 +67,9 @@ var targets: [Target] = [
     name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeMercatorTests", dependencies: ["GeoPipeMercator"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeTilesTests", dependencies: ["GeoPipeTiles", "GeoPipeSQLite"],
+    swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 

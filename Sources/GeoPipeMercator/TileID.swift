@@ -36,7 +36,8 @@ public struct TileID: Hashable, Sendable, Comparable, CustomStringConvertible {
     self.y = min(max(y, 0), (1 << z) - 1)
   }
 
-  init(unchecked z: Int, _ x: Int, _ y: Int) {
+  /// Creates a tile the caller knows to be valid (x and y in `0 ..< 2^z`).
+  public init(unchecked z: Int, _ x: Int, _ y: Int) {
     self.z = z
     self.x = x
     self.y = y

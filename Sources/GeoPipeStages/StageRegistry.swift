@@ -15,6 +15,7 @@ public enum StageRegistry {
     GeocodeStage.definition,
     SearchStage.definition,
     ClusterStage.definition,
+    TilesStage.definition,
     ReverseGeocodeStage.definition,
     InfoStage.definition,
   ]
