@@ -68,7 +68,8 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeMercatorTests", dependencies: ["GeoPipeMercator"], swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeTilesTests", dependencies: ["GeoPipeTiles", "GeoPipeSQLite"],
+    name: "GeoPipeTilesTests",
+    dependencies: ["GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator"],
     swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]

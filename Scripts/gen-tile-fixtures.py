@@ -1,18 +1,22 @@
 #!/usr/bin/env python3
 """Writes the expected values the tile and camera tests compare against.
 
-Independent oracles: mercantile (tile math) and plain EPSG:3857 metre arithmetic through
-mercantile.xy / mercantile.lnglat (cameras). Run in a virtual environment with
-`pip install mercantile`; the Swift tests read only the JSON files this writes.
+Independent oracles: mercantile (tile math, and where each point of the held-out tiles
+input lands in tile units), plain EPSG:3857 metre arithmetic through mercantile.xy /
+mercantile.lnglat (cameras), and the pmtiles package (Hilbert tile ids, directory bytes).
+Run in a virtual environment with `pip install mercantile pmtiles`; the Swift tests read
+only the files this writes.
 
 Usage: Scripts/gen-tile-fixtures.py [Fixtures]
 """
+import gzip
 import json
 import math
 import random
 import sys
 
 import mercantile
+from pmtiles.tile import Entry, serialize_directory, zxy_to_tileid
 
 out = sys.argv[1] if len(sys.argv) > 1 else "Fixtures"
 rng = random.Random(20261130)
@@ -101,7 +105,79 @@ def cameras():
     return cases
 
 
-for name, value in [("tiles", tiles()), ("cameras", cameras())]:
-    with open(f"{out}/mercator/{name}.json", "w") as f:
-        json.dump(value, f, indent=1)
+def pmtiles_ids():
+    cases = [[0, 0, 0], [1, 0, 0], [1, 1, 1], [1, 0, 1], [2, 3, 0], [12, 2047, 1361]]
+    for _ in range(200):
+        z = rng.randint(0, 26)
+        cases.append([z, rng.randrange(1 << z), rng.randrange(1 << z)])
+    return [{"z": z, "x": x, "y": y, "id": zxy_to_tileid(z, x, y)} for z, x, y in cases]
+
+
+def directory():
+    entries, tile_id, offset = [], 0, 0
+    for k in range(300):
+        tile_id += rng.choice([1, 1, 2, 7])
+        length = rng.randint(20, 4000)
+        run = rng.choice([1, 1, 1, 3])
+        # Some entries point back at earlier data (deduplicated tiles).
+        if k > 5 and rng.random() < 0.1:
+            back = entries[rng.randrange(k)]
+            entries.append(Entry(tile_id, back.offset, back.length, run))
+        else:
+            entries.append(Entry(tile_id, offset, length, run))
+            offset += length
+        tile_id += run - 1
+    return {
+        "entries": [[e.tile_id, e.offset, e.length, e.run_length] for e in entries],
+        "bytes": list(gzip.decompress(serialize_directory(entries))),
+    }
+
+
+def held_out_points():
+    """Points for the tiles tests and where each lands: {z/x/y: [[name, x, y], ...]}."""
+    features = []
+    centres = [(2.35, 48.85), (-0.12, 51.5), (13.4, 52.5), (-74.0, 40.7), (151.2, -33.9)]
+    for k in range(400):
+        lon, lat = rng.choice(centres)
+        lon += rng.gauss(0, 2)
+        lat += rng.gauss(0, 1.5)
+        props = {"name": f"p{k}", "rank": rng.randint(-5, 1000), "score": round(rng.random(), 6),
+                 "open": rng.random() < 0.5, "none": None}
+        feature = {"type": "Feature", "id": k,
+                   "geometry": {"type": "Point", "coordinates": [round(lon, 6), round(lat, 6)]},
+                   "properties": props}
+        if k % 10 == 0:
+            feature["tippecanoe"] = {"minzoom": 2, "maxzoom": 4}
+        features.append(feature)
+    features[0]["geometry"]["coordinates"] = [0.0, 0.0]
+    features[1]["geometry"]["coordinates"] = [-180.0, 85.0]
+    minzoom, maxzoom = 0, 6
+    expected = {}
+    for feature in features:
+        lon, lat = feature["geometry"]["coordinates"]
+        limits = feature.get("tippecanoe", {})
+        for z in range(max(minzoom, limits.get("minzoom", 0)), min(maxzoom, limits.get("maxzoom", 99)) + 1):
+            t = mercantile.tile(lon, lat, z)
+            b = mercantile.xy_bounds(t)
+            x, y = mercantile.xy(lon, lat)
+            px = (x - b.left) / (b.right - b.left) * 4096
+            py = (b.top - y) / (b.top - b.bottom) * 4096
+            expected.setdefault(f"{z}/{t.x}/{t.y}", []).append(
+                [feature["properties"]["name"], round(px, 3), round(py, 3)])
+    return {"type": "FeatureCollection", "features": features}, {
+        "minZoom": minzoom, "maxZoom": maxzoom, "tiles": expected}
+
+
+def dump(path, value, indent=1):
+    with open(path, "w") as f:
+        json.dump(value, f, indent=indent)
         f.write("\n")
+
+
+dump(f"{out}/mercator/tiles.json", tiles())
+dump(f"{out}/mercator/cameras.json", cameras())
+dump(f"{out}/tiles/pmtiles-ids.json", pmtiles_ids(), None)
+dump(f"{out}/tiles/pmtiles-directory.json", directory(), None)
+points, expected = held_out_points()
+dump(f"{out}/tiles/points.geojson", points, None)
+dump(f"{out}/tiles/points-expected.json", expected, None)

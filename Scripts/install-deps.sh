@@ -2,7 +2,9 @@
 # Installs the Debian packages geopipe builds against, if any are missing.
 set -euo pipefail
 
-packages=(pkg-config zlib1g-dev libproj-dev proj-data libjemalloc-dev libyaml-dev libsqlite3-dev)
+# gdal-bin: the tiles tests read MBTiles back with GDAL's ogrinfo.
+packages=(pkg-config zlib1g-dev libproj-dev proj-data libjemalloc-dev libyaml-dev libsqlite3-dev
+  gdal-bin)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

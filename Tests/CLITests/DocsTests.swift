@@ -30,7 +30,7 @@ import Testing
   @Test func everyCommandHelpHasExamples() throws {
     for command in [
       "run", "check", "read", "write", "convert", "filter", "select", "style", "sort", "head",
-      "cluster", "geocode", "search", "reverse-geocode", "gazetteer", "info", "camera",
+      "cluster", "geocode", "search", "reverse-geocode", "gazetteer", "info", "camera", "tiles",
     ] {
       let run = try geopipe([command, "--help"])
       #expect(run.status == 0)
