@@ -1,7 +1,8 @@
 internal import CZlib
 
-/// A reusable gzip compressor (RFC 1952) for many small buffers: one zlib stream, reset for
-/// each buffer. Not shared across threads.
+/// A reusable gzip compressor (RFC 1952) for many small buffers.
+///
+/// One zlib stream, reset for each buffer; not shared across threads.
 final class GzipCompressor {
   private var stream = z_stream()
   private var output: [UInt8] = []

@@ -67,8 +67,9 @@ public final class Tiler {
     self.options = options
   }
 
-  /// Adds a feature; features without geometry are skipped. A `tippecanoe` member's `minzoom`
-  /// and `maxzoom` limit the zooms it appears at.
+  /// Adds a feature (one without geometry is skipped).
+  ///
+  /// A `tippecanoe` member's `minzoom` and `maxzoom` limit the zooms it appears at.
   public func add(_ feature: Feature) {
     guard let geometry = feature.geometry else { return }
     var minZoom = options.minZoom
