@@ -34,6 +34,7 @@ test: deps
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/cluster.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -152,6 +152,7 @@ public final class Tiler {
         }
       }
     }
+    guard !placements.isEmpty else { return }
     placements.sort { ($0.tileID, $0.feature) < ($1.tileID, $1.feature) }
     // Runs of placements, one per tile.
     var runs: [Range<Int>] = []

@@ -65,3 +65,15 @@ import Testing
     #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
   }
 }
+
+extension TilesTests {
+  @Test func emptyInputGivesAnEmptyTileset() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for name in ["empty.mbtiles", "empty.pmtiles"] {
+      let run = try geopipe(["tiles", name, "--max-zoom", "3"], stdin: Data(), in: folder)
+      #expect(run.status == 0, "\(run)")
+      #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path))
+    }
+  }
+}
