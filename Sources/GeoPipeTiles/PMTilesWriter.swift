@@ -24,7 +24,7 @@ final class PMTilesWriter: TilesetWriter {
   private var offset: UInt64 = 0
   private var addressed: UInt64 = 0
   private var contents: UInt64 = 0
-  private var seen: [[UInt8]: (offset: UInt64, length: UInt32)] = [:]
+  private var seen: [TileBytes: (offset: UInt64, length: UInt32)] = [:]
   private var buffer: [UInt8] = []
   private var lastID: UInt64?
   private var minZoom = Int.max
@@ -58,7 +58,7 @@ final class PMTilesWriter: TilesetWriter {
     maxZoom = max(maxZoom, tile.z)
     addressed += 1
     let length = UInt32(bytes.count)
-    if bytes.count <= Self.dedupLimit, let known = seen[bytes] {
+    if bytes.count <= Self.dedupLimit, let known = seen[TileBytes(bytes: bytes)] {
       // A run: the same content as the previous tile at the next id.
       if var last = entries.last, last.offset == known.offset,
         last.tileID + UInt64(last.runLength) == id
@@ -71,7 +71,7 @@ final class PMTilesWriter: TilesetWriter {
       return
     }
     entries.append(Entry(tileID: id, offset: offset, length: length, runLength: 1))
-    if bytes.count <= Self.dedupLimit { seen[bytes] = (offset, length) }
+    if bytes.count <= Self.dedupLimit { seen[TileBytes(bytes: bytes)] = (offset, length) }
     buffer.append(contentsOf: bytes)
     offset += UInt64(length)
     contents += 1
@@ -228,5 +228,14 @@ final class PMTilesWriter: TilesetWriter {
 
   static func append(_ value: UInt64, bytes: Int, to out: inout [UInt8]) {
     for k in 0..<bytes { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(k)))) }
+  }
+}
+
+/// A tile's bytes as a dictionary key, hashed in one call rather than byte by byte.
+struct TileBytes: Hashable {
+  var bytes: [UInt8]
+
+  func hash(into hasher: inout Hasher) {
+    bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
   }
 }

@@ -44,6 +44,11 @@ struct ProtobufWriter {
     bytesField(field, body.bytes)
   }
 
+  /// Bytes of a value as a varint.
+  static func size(_ value: UInt64) -> Int {
+    value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7
+  }
+
   static func zigzag(_ n: Int32) -> UInt32 { UInt32(bitPattern: (n << 1) ^ (n >> 31)) }
 
   static func zigzag64(_ n: Int64) -> UInt64 { UInt64(bitPattern: (n << 1) ^ (n >> 63)) }

@@ -38,6 +38,7 @@ struct VectorTileLayerEncoder {
   private var values: [Int32] = []
   private var keyIndex: [Int32: UInt32] = [:]
   private var valueIndex: [Int32: UInt32] = [:]
+  private var local: [UInt32] = []
   private(set) var count = 0
 
   init(name: String, extent: Int) {
@@ -46,21 +47,34 @@ struct VectorTileLayerEncoder {
   }
 
   /// Adds a feature whose tags are global key and value numbers, in pairs.
+  ///
+  /// Writes the Feature message straight into the layer: its length is worked out first, so
+  /// no feature needs buffers of its own.
   mutating func add(id: UInt64?, kind: UInt8, tags: [Int32], geometry: [UInt32]) {
-    var local: [UInt32] = []
-    local.reserveCapacity(tags.count)
+    local.removeAll(keepingCapacity: true)
     var k = 0
     while k + 1 < tags.count {
       local.append(Self.index(of: tags[k], in: &keys, &keyIndex))
       local.append(Self.index(of: tags[k + 1], in: &values, &valueIndex))
       k += 2
     }
-    var body = ProtobufWriter()
-    if let id { body.varintField(1, id) }
-    if !local.isEmpty { body.packedField(2, local) }
-    body.varintField(3, UInt64(kind))
-    body.packedField(4, geometry)
-    features.bytesField(2, body.bytes)
+    let tagsLength = local.reduce(0) { $0 + ProtobufWriter.size(UInt64($1)) }
+    let geometryLength = geometry.reduce(0) { $0 + ProtobufWriter.size(UInt64($1)) }
+    var length = 2 + 1 + ProtobufWriter.size(UInt64(geometryLength)) + geometryLength
+    if let id { length += 1 + ProtobufWriter.size(id) }
+    if !local.isEmpty { length += 1 + ProtobufWriter.size(UInt64(tagsLength)) + tagsLength }
+    features.key(2, 2)
+    features.varint(UInt64(length))
+    if let id { features.varintField(1, id) }
+    if !local.isEmpty {
+      features.key(2, 2)
+      features.varint(UInt64(tagsLength))
+      for tag in local { features.varint(UInt64(tag)) }
+    }
+    features.varintField(3, UInt64(kind))
+    features.key(4, 2)
+    features.varint(UInt64(geometryLength))
+    for command in geometry { features.varint(UInt64(command)) }
     count += 1
   }
 
