@@ -134,7 +134,8 @@ def directory():
 
 
 def held_out_points():
-    """Points for the tiles tests and where each lands: {z/x/y: [[name, x, y], ...]}."""
+    """Points for the tiles tests and where each lands: {z/x/y: [[name, x, y], ...]}, in
+    its tile and in the 80-unit buffers of the tiles beside it."""
     features = []
     centres = [(2.35, 48.85), (-0.12, 51.5), (13.4, 52.5), (-74.0, 40.7), (151.2, -33.9)]
     for k in range(400):
@@ -157,13 +158,20 @@ def held_out_points():
         lon, lat = feature["geometry"]["coordinates"]
         limits = feature.get("tippecanoe", {})
         for z in range(max(minzoom, limits.get("minzoom", 0)), min(maxzoom, limits.get("maxzoom", 99)) + 1):
-            t = mercantile.tile(lon, lat, z)
-            b = mercantile.xy_bounds(t)
-            x, y = mercantile.xy(lon, lat)
-            px = (x - b.left) / (b.right - b.left) * 4096
-            py = (b.top - y) / (b.top - b.bottom) * 4096
-            expected.setdefault(f"{z}/{t.x}/{t.y}", []).append(
-                [feature["properties"]["name"], round(px, 3), round(py, 3)])
+            # Its tile, and the tiles beside it whose 80-unit buffer it falls in.
+            home = mercantile.tile(lon, lat, z)
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    tx, ty = home.x + dx, home.y + dy
+                    if not (0 <= tx < 1 << z and 0 <= ty < 1 << z):
+                        continue
+                    b = mercantile.xy_bounds(mercantile.Tile(tx, ty, z))
+                    x, y = mercantile.xy(lon, lat)
+                    px = (x - b.left) / (b.right - b.left) * 4096
+                    py = (b.top - y) / (b.top - b.bottom) * 4096
+                    if -80 <= px < 4176 and -80 <= py < 4176:
+                        expected.setdefault(f"{z}/{tx}/{ty}", []).append(
+                            [feature["properties"]["name"], round(px, 3), round(py, 3)])
     return {"type": "FeatureCollection", "features": features}, {
         "minZoom": minzoom, "maxZoom": maxzoom, "tiles": expected}
 

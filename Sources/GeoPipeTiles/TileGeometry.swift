@@ -66,8 +66,7 @@ enum TileGeometryEncoder {
         let p = local(part)
         var k = 0
         while k + 1 < p.count {
-          // A point belongs to the tile it falls in; buffers are for lines and polygons.
-          if p[k] >= 0 && p[k] < Double(extent) && p[k + 1] >= 0 && p[k + 1] < Double(extent) {
+          if p[k] >= low && p[k] < high && p[k + 1] >= low && p[k + 1] < high {
             points.append(Int32(p[k].rounded()))
             points.append(Int32(p[k + 1].rounded()))
           }

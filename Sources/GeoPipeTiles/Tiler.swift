@@ -129,15 +129,26 @@ public final class Tiler {
     for (index, feature) in features.enumerated() where feature.minZoom <= z && z <= feature.maxZoom
     {
       guard let geometry = feature.geometry else {
-        let tx = Self.tileIndex(feature.x, scale, n)
-        let ty = Self.tileIndex(feature.y, scale, n)
-        placements.append(
-          Placement(
-            tileID: PMTilesID.id(z: z, x: tx, y: ty), x: Int32(tx), y: Int32(ty),
-            feature: Int32(index)))
+        // A point goes into its tile and into the buffers of the tiles beside it, as
+        // tippecanoe does, so that symbols near an edge are drawn whole.
+        let px = feature.x * scale
+        let py = feature.y * scale
+        let x0 = max(Int((px - pad).rounded(.down)), 0)
+        let x1 = min(Int((px + pad).rounded(.down)), n - 1)
+        let y0 = max(Int((py - pad).rounded(.down)), 0)
+        let y1 = min(Int((py + pad).rounded(.down)), n - 1)
+        guard x0 <= x1, y0 <= y1 else { continue }
+        for tx in x0...x1 {
+          for ty in y0...y1 {
+            placements.append(
+              Placement(
+                tileID: PMTilesID.id(z: z, x: tx, y: ty), x: Int32(tx), y: Int32(ty),
+                feature: Int32(index)))
+          }
+        }
         continue
       }
-      let margin = geometry.kind == .point ? 0 : pad
+      let margin = pad
       let x0 = max(Int((geometry.minX * scale - margin).rounded(.down)), 0)
       let x1 = min(Int((geometry.maxX * scale + margin).rounded(.down)), n - 1)
       let y0 = max(Int((geometry.minY * scale - margin).rounded(.down)), 0)
@@ -210,10 +221,14 @@ public final class Tiler {
     for k in run {
       let feature = features[Int(placements[k].feature)]
       guard let geometry = feature.geometry else {
-        let px = Int32((feature.x * scale * extent - Double(tx) * extent).rounded())
-        let py = Int32((feature.y * scale * extent - Double(ty) * extent).rounded())
+        let px = feature.x * scale * extent - Double(tx) * extent
+        let py = feature.y * scale * extent - Double(ty) * extent
+        let buffer = Double(options.buffer)
+        guard px >= -buffer, px < extent + buffer, py >= -buffer, py < extent + buffer else {
+          continue
+        }
         var commands = CommandWriter()
-        commands.moveTo([px, py])
+        commands.moveTo([Int32(px.rounded()), Int32(py.rounded())])
         layer.add(id: feature.id, kind: 1, tags: feature.tags, geometry: commands.values)
         continue
       }
@@ -229,11 +244,6 @@ public final class Tiler {
     var tile = ProtobufWriter()
     layer.encode(into: &tile, keyNames: keyNames, valueTable: valueTable)
     return (try compressor.compress(tile.bytes), layer.count)
-  }
-
-  /// The column or row of a world coordinate at a zoom, as `TileID(longitude:latitude:zoom:)`.
-  static func tileIndex(_ world: Double, _ scale: Double, _ n: Int) -> Int {
-    min(max(Int((world * scale).rounded(.down)), 0), n - 1)
   }
 
   // MARK: Properties

@@ -13,7 +13,7 @@ final class TilesStage: Stage {
       vector_layers) when PATH ends in .mbtiles, a PMTiles v3 archive (Hilbert tile ids,
       leaf directories when needed) when it ends in .pmtiles. Lines and polygons are clipped
       to each tile plus --buffer tile units and simplified by --simplification tile units;
-      points go into the tile they fall in. No feature is dropped: every tile holds all of
+      points go into their tile and the buffers of the tiles beside them. No feature is dropped: every tile holds all of
       its features. A feature's "tippecanoe": {"minzoom", "maxzoom"} member (written by
       'cluster --all-zooms') limits the zooms it appears at. Properties keep their types;
       null values are left out and arrays and objects become their JSON text, as tippecanoe
