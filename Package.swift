@@ -34,6 +34,11 @@ var targets: [Target] = [
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
+  .target(name: "GeoPipeMercator", swiftSettings: fast),
+  .target(
+    name: "GeoPipeTiles",
+    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "CZlib"],
+    swiftSettings: fast),
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
   // Static maps: the camera, the SVG writer and the cairo (PNG) back end.
@@ -44,7 +49,7 @@ var targets: [Target] = [
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
-      "GeoPipeGeocoding", "GeoPipeRender",
+      "GeoPipeGeocoding", "GeoPipeRender", "GeoPipeTiles",
     ],
     swiftSettings: fast),
   .target(
@@ -56,7 +61,8 @@ var targets: [Target] = [
   // jemalloc replaces the C allocator: features are built on one thread and freed on another,
   // a pattern glibc's malloc handles slowly.
   .executableTarget(
-    name: "geopipe", dependencies: ["GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation"],
+    name: "geopipe",
+    dependencies: ["GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation", "GeoPipeMercator"],
     swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
   .testTarget(name: "GeoPipeCoreTests", dependencies: ["GeoPipeCore"], swiftSettings: strict),
@@ -79,6 +85,12 @@ var targets: [Target] = [
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeRenderTests", dependencies: ["GeoPipeRender", "CCairo"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeMercatorTests", dependencies: ["GeoPipeMercator"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeTilesTests",
+    dependencies: ["GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator"],
+    swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 

@@ -2,6 +2,7 @@
 # Installs the Debian packages geopipe builds against, if any are missing.
 set -euo pipefail
 
+# gdal-bin: tests read MBTiles and KML back with GDAL's ogrinfo.
 packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
   libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin)
 missing=()

@@ -129,6 +129,10 @@ public final class SQLiteStatement {
       case .integer(let n): status = sqlite3_bind_int64(raw, index, n)
       case .real(let x): status = sqlite3_bind_double(raw, index, x)
       case .text(let s): status = sqlite3_bind_text(raw, index, s, -1, geopipe_sqlite_transient())
+      case .blob(let bytes):
+        status = bytes.withUnsafeBytes {
+          sqlite3_bind_blob(raw, index, $0.baseAddress, Int32($0.count), geopipe_sqlite_transient())
+        }
       }
       guard status == SQLITE_OK else {
         throw SQLiteError(code: status, message: "\(database.path): \(database.lastMessage)")
@@ -176,6 +180,7 @@ public enum SQLiteValue: Sendable {
   case integer(Int64)
   case real(Double)
   case text(String)
+  case blob([UInt8])
 }
 
 extension SQLiteDatabase {

@@ -19,6 +19,7 @@ public enum StageRegistry {
     GeocodeStage.definition,
     SearchStage.definition,
     ClusterStage.definition,
+    TilesStage.definition,
     ReverseGeocodeStage.definition,
     RenderStage.definition,
     InfoStage.definition,

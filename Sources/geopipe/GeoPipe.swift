@@ -29,6 +29,7 @@ enum GeoPipe {
       if words.count > 1 {
         if words[1] == "gazetteer" { return GazetteerCommand(words: ["--help"]).run() }
         if words[1] == "validate" { return ValidateCommand(words: ["--help"]).run() }
+        if words[1] == "camera" { return CameraCommand(words: ["--help"]).run() }
         if PipelineCommand.abstracts[words[1]] != nil {
           return PipelineCommand(name: words[1], words: ["--help"]).run()
         }
@@ -44,11 +45,14 @@ enum GeoPipe {
     }
     if first == "gazetteer" { return GazetteerCommand(words: Array(words.dropFirst())).run() }
     if first == "validate" { return ValidateCommand(words: Array(words.dropFirst())).run() }
+    if first == "camera" { return CameraCommand(words: Array(words.dropFirst())).run() }
     if PipelineCommand.abstracts[first] != nil {
       return PipelineCommand(name: first, words: Array(words.dropFirst())).run()
     }
     let names =
-      StageRegistry.all.map(\.name) + ["convert", "run", "check", "gazetteer", "validate"]
+      StageRegistry.all.map(\.name) + [
+        "convert", "run", "check", "gazetteer", "validate", "camera",
+      ]
     guard names.contains(first) else {
       let hint =
         Suggestions.closest(to: first, among: names).map { "; did you mean '\($0)'?" } ?? ""

@@ -34,6 +34,7 @@ enum Help {
     commands.insert(("convert", "Convert a file to another format (read + write)."), at: 4)
     commands.append(("validate", ValidateCommand.abstract))
     commands.append(("gazetteer", "Build a local gazetteer from GeoNames dumps, or describe one."))
+    commands.append(("camera", CameraCommand.abstract))
     let width = commands.map(\.0.count).max() ?? 0
     for (name, abstract) in commands {
       lines.append("  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + abstract)

@@ -31,6 +31,7 @@ import Testing
     for command in [
       "run", "check", "read", "write", "convert", "filter", "select", "style", "sort", "head",
       "cluster", "geocode", "search", "reverse-geocode", "render", "gazetteer", "info", "validate",
+      "camera", "tiles",
     ] {
       let run = try geopipe([command, "--help"])
       #expect(run.status == 0)

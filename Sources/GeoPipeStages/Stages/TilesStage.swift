@@ -1,0 +1,114 @@
+import Foundation
+import GeoPipeCore
+import GeoPipeTiles
+
+/// `tiles`: features → a vector tileset (MBTiles or PMTiles).
+final class TilesStage: Stage {
+  static let definition = StageDefinition(
+    name: "tiles",
+    abstract: "Cut features into vector tiles: an MBTiles or PMTiles file.",
+    discussion: """
+      Writes Mapbox Vector Tiles 2.1 (one layer, extent 4096, gzipped) for every zoom from
+      --min-zoom to --max-zoom into PATH: an MBTiles 1.3 file (SQLite, TMS rows, metadata with
+      vector_layers) when PATH ends in .mbtiles, a PMTiles v3 archive (Hilbert tile ids,
+      leaf directories when needed) when it ends in .pmtiles. Lines and polygons are clipped
+      to each tile plus --buffer tile units and simplified by --simplification tile units;
+      points go into their tile and the buffers of the tiles beside them. No feature is dropped: every tile holds all of
+      its features. A feature's "tippecanoe": {"minzoom", "maxzoom"} member (written by
+      'cluster --all-zooms') limits the zooms it appears at. Properties keep their types;
+      null values are left out and arrays and objects become their JSON text, as tippecanoe
+      does; an integer id that is not negative becomes the tile feature's id. The file is
+      written beside PATH and renamed when complete. Holds every feature in memory
+      (projected, with properties as numbers into shared tables), and one zoom's placements.
+      """,
+    examples: [
+      "geopipe read places.csv | geopipe tiles places.pmtiles --min-zoom 0 --max-zoom 12",
+      "geopipe read roads.geojson | geopipe tiles roads.mbtiles --max-zoom 14 --layer roads",
+      "geopipe read cities.geojson | geopipe cluster --all-zooms | geopipe tiles clusters.pmtiles",
+    ],
+    options: [
+      OptionSpec(
+        "path", .path, required: true, positional: true,
+        help: "The tileset to write: a .mbtiles or .pmtiles file."),
+      OptionSpec("min-zoom", .integer, default: "0", help: "The lowest zoom to write."),
+      OptionSpec(
+        "max-zoom", .integer, default: "14", help: "The highest zoom to write (at most 24)."),
+      OptionSpec(
+        "layer", .string,
+        help: "The layer's name (default: the file name without its extension)."),
+      OptionSpec(
+        "buffer", .integer, default: "80",
+        help: "Tile units (of 4096) kept around each tile when clipping lines and polygons."),
+      OptionSpec(
+        "simplification", .number, default: "1",
+        help: "Douglas-Peucker tolerance in tile units for lines and polygons (0: none)."),
+      OptionSpec(
+        "name", .string, help: "The tileset's name in its metadata (default: the layer's)."),
+      OptionSpec("attribution", .string, default: "", help: "The attribution in the metadata."),
+      OptionSpec("description", .string, default: "", help: "The description in the metadata."),
+    ],
+    role: .sink, buffersAll: true,
+    make: { values, context in
+      .stage(try TilesStage(values: values, threads: context.threads))
+    })
+
+  private let tiler: Tiler
+  private let writer: any TilesetWriter
+  private let name: String
+  private let attribution: String
+  private let description: String
+
+  init(values: OptionValues, threads: Int) throws {
+    let path = values.string("path") ?? ""
+    var options = TilerOptions()
+    options.minZoom = values.integer("min-zoom") ?? 0
+    options.maxZoom = values.integer("max-zoom") ?? 14
+    guard (0...24).contains(options.minZoom), (0...24).contains(options.maxZoom) else {
+      throw GeoPipeError.usage("--min-zoom and --max-zoom must be between 0 and 24")
+    }
+    guard options.minZoom <= options.maxZoom else {
+      throw GeoPipeError.usage(
+        "--min-zoom (\(options.minZoom)) is greater than --max-zoom (\(options.maxZoom))")
+    }
+    options.buffer = values.integer("buffer") ?? 80
+    guard (0...4096).contains(options.buffer) else {
+      throw GeoPipeError.usage("--buffer must be between 0 and 4096 tile units")
+    }
+    options.tolerance = values.number("simplification") ?? 1
+    guard options.tolerance >= 0 else {
+      throw GeoPipeError.usage("--simplification must not be negative")
+    }
+    let lower = path.lowercased()
+    guard lower.hasSuffix(".mbtiles") || lower.hasSuffix(".pmtiles") else {
+      throw GeoPipeError.usage("the tileset path must end in .mbtiles or .pmtiles: '\(path)'")
+    }
+    let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+    options.layer = values.string("layer") ?? stem
+    options.threads = threads
+    name = values.string("name") ?? options.layer
+    attribution = values.string("attribution") ?? ""
+    description = values.string("description") ?? ""
+    tiler = Tiler(options: options)
+    do {
+      writer = try makeTilesetWriter(path: path)
+    } catch {
+      throw GeoPipeError("\(error)", status: .cannotCreate)
+    }
+  }
+
+  func process(_ feature: Feature, emit: Emit) throws {
+    tiler.add(feature)
+  }
+
+  func finish(emit: Emit) throws {
+    do {
+      _ = try tiler.write(
+        to: writer, name: name, attribution: attribution, description: description)
+    } catch {
+      writer.abort()
+      throw GeoPipeError("\(error)", status: .ioError)
+    }
+  }
+
+  func abort() { writer.abort() }
+}

@@ -1,0 +1,47 @@
+internal import CZlib
+
+/// A reusable gzip compressor (RFC 1952) for many small buffers.
+///
+/// One zlib stream, reset for each buffer; not shared across threads.
+final class GzipCompressor {
+  private var stream = z_stream()
+  private var output: [UInt8] = []
+
+  init() throws(TilesError) {
+    // 15 + 16: a 32 KiB window and a gzip header.
+    let status = geopipe_deflateInit2(&stream, 6, 15 + 16)
+    guard status == Z_OK else {
+      throw TilesError("cannot start gzip compression (zlib status \(status))")
+    }
+  }
+
+  deinit { deflateEnd(&stream) }
+
+  /// The gzip member holding `input`.
+  func compress(_ input: [UInt8]) throws(TilesError) -> [UInt8] {
+    deflateReset(&stream)
+    let bound = Int(deflateBound(&stream, UInt(input.count))) + 32
+    if output.count < bound { output = [UInt8](repeating: 0, count: bound) }
+    let status: Int32 = input.withUnsafeBufferPointer { inp in
+      output.withUnsafeMutableBufferPointer { out in
+        stream.next_in = UnsafeMutablePointer(mutating: inp.baseAddress)
+        stream.avail_in = UInt32(inp.count)
+        stream.next_out = out.baseAddress
+        stream.avail_out = UInt32(out.count)
+        return deflate(&stream, Z_FINISH)
+      }
+    }
+    guard status == Z_STREAM_END else {
+      throw TilesError("gzip compression failed (zlib status \(status))")
+    }
+    return Array(output[0..<Int(stream.total_out)])
+  }
+}
+
+/// An error writing a tileset, with what was being done.
+public struct TilesError: Error, Sendable, CustomStringConvertible {
+  /// A sentence for the user.
+  public var description: String
+
+  init(_ description: String) { self.description = description }
+}

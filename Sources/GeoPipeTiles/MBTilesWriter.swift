@@ -1,0 +1,90 @@
+import Foundation
+import GeoPipeIO
+import GeoPipeMercator
+import GeoPipeSQLite
+
+/// An MBTiles 1.3 file of gzipped vector tiles (rows in TMS order), written beside its path
+/// and renamed into place when finished.
+final class MBTilesWriter: TilesetWriter {
+  private let path: String
+  private let temporary: String
+  private var database: SQLiteDatabase?
+
+  init(path: String) throws {
+    self.path = path
+    temporary = path + ".partial-\(getpid())"
+    try? FileManager.default.removeItem(atPath: temporary)
+    TemporaryFiles.register(temporary)
+    do {
+      let database = try SQLiteDatabase(path: temporary, create: true)
+      try database.execute(
+        """
+        PRAGMA journal_mode = OFF;
+        PRAGMA synchronous = OFF;
+        CREATE TABLE metadata (name TEXT, value TEXT);
+        CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER,
+          tile_data BLOB);
+        BEGIN;
+        """)
+      self.database = database
+    } catch {
+      TemporaryFiles.unregister(temporary)
+      try? FileManager.default.removeItem(atPath: temporary)
+      throw TilesError("cannot create '\(path)': \(error)")
+    }
+  }
+
+  func writeTile(_ tile: TileID, data: [UInt8]) throws {
+    guard let database else { return }
+    try database.statement(
+      "INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)"
+    ).bind(
+      .integer(Int64(tile.z)), .integer(Int64(tile.x)), .integer(Int64(tile.tmsY)), .blob(data)
+    )
+    .run()
+  }
+
+  func finish(metadata: TilesetMetadata) throws {
+    guard let database else { return }
+    let center = metadata.center
+    let centerZoom = min(max(metadata.minZoom, 0), metadata.maxZoom)
+    let rows: [(String, String)] = [
+      ("name", metadata.name), ("format", "pbf"), ("type", "overlay"), ("version", "2"),
+      ("description", metadata.description), ("attribution", metadata.attribution),
+      (
+        "bounds",
+        [metadata.west, metadata.south, metadata.east, metadata.north].map(formatDegrees)
+          .joined(separator: ",")
+      ),
+      (
+        "center",
+        "\(formatDegrees(center.longitude)),\(formatDegrees(center.latitude)),\(centerZoom)"
+      ),
+      ("minzoom", String(metadata.minZoom)), ("maxzoom", String(metadata.maxZoom)),
+      ("json", metadata.json),
+    ]
+    for (name, value) in rows {
+      try database.statement("INSERT INTO metadata (name, value) VALUES (?, ?)")
+        .bind(.text(name), .text(value)).run()
+    }
+    try database.execute(
+      """
+      CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+      CREATE UNIQUE INDEX name ON metadata (name);
+      COMMIT;
+      """)
+    self.database = nil
+    guard rename(temporary, path) == 0 else {
+      abort()
+      throw TilesError(
+        "cannot move the finished tileset to '\(path)': \(String(cString: strerror(errno)))")
+    }
+    TemporaryFiles.unregister(temporary)
+  }
+
+  func abort() {
+    database = nil
+    try? FileManager.default.removeItem(atPath: temporary)
+    TemporaryFiles.unregister(temporary)
+  }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import GeoPipeIO
+import GeoPipeMercator
+
+/// A PMTiles v3 archive of gzipped vector tiles: a 127-byte header, a root directory within
+/// the first 16 KiB, gzipped JSON metadata, leaf directories when the root would not fit, and
+/// the tile data in tile-id order with identical small tiles stored once.
+///
+/// Tile data goes to a scratch file while tiles arrive; `finish` writes the archive beside
+/// its path and renames it into place.
+final class PMTilesWriter: TilesetWriter {
+  struct Entry {
+    var tileID: UInt64
+    var offset: UInt64
+    var length: UInt32
+    var runLength: UInt32
+  }
+
+  private let path: String
+  private let temporary: String
+  private let scratch: String
+  private var data: FileHandle?
+  private var entries: [Entry] = []
+  private var offset: UInt64 = 0
+  private var addressed: UInt64 = 0
+  private var contents: UInt64 = 0
+  private var seen: [TileBytes: (offset: UInt64, length: UInt32)] = [:]
+  private var buffer: [UInt8] = []
+  private var lastID: UInt64?
+  private var minZoom = Int.max
+  private var maxZoom = 0
+
+  /// Tiles up to this size are looked up for duplicates (ocean, empty land).
+  static let dedupLimit = 1024
+
+  init(path: String) throws {
+    self.path = path
+    temporary = path + ".partial-\(getpid())"
+    scratch = path + ".tiledata-\(getpid())"
+    for file in [temporary, scratch] {
+      try? FileManager.default.removeItem(atPath: file)
+      TemporaryFiles.register(file)
+    }
+    guard FileManager.default.createFile(atPath: scratch, contents: nil),
+      let handle = FileHandle(forWritingAtPath: scratch)
+    else {
+      abort()
+      throw TilesError("cannot create '\(path)': \(String(cString: strerror(errno)))")
+    }
+    data = handle
+  }
+
+  func writeTile(_ tile: TileID, data bytes: [UInt8]) throws {
+    let id = PMTilesID.id(z: tile.z, x: tile.x, y: tile.y)
+    if let lastID, id <= lastID { throw TilesError("tiles must arrive in tile-id order") }
+    lastID = id
+    minZoom = min(minZoom, tile.z)
+    maxZoom = max(maxZoom, tile.z)
+    addressed += 1
+    let length = UInt32(bytes.count)
+    if bytes.count <= Self.dedupLimit, let known = seen[TileBytes(bytes: bytes)] {
+      // A run: the same content as the previous tile at the next id.
+      if var last = entries.last, last.offset == known.offset,
+        last.tileID + UInt64(last.runLength) == id
+      {
+        last.runLength += 1
+        entries[entries.count - 1] = last
+      } else {
+        entries.append(Entry(tileID: id, offset: known.offset, length: known.length, runLength: 1))
+      }
+      return
+    }
+    entries.append(Entry(tileID: id, offset: offset, length: length, runLength: 1))
+    if bytes.count <= Self.dedupLimit { seen[TileBytes(bytes: bytes)] = (offset, length) }
+    buffer.append(contentsOf: bytes)
+    offset += UInt64(length)
+    contents += 1
+    if buffer.count >= 1 << 20 { try flush() }
+  }
+
+  private func flush() throws {
+    guard let data, !buffer.isEmpty else { return }
+    try data.write(contentsOf: buffer)
+    buffer.removeAll(keepingCapacity: true)
+  }
+
+  func finish(metadata: TilesetMetadata) throws {
+    try flush()
+    try data?.close()
+    data = nil
+    seen = [:]
+    let compressor = try GzipCompressor()
+    let (root, leaves) = try Self.directories(entries, compressor: compressor)
+    var json = JSONTextWriter()
+    json.raw("{\"name\":")
+    json.writeString(metadata.name)
+    json.raw(",\"format\":\"pbf\",\"type\":\"overlay\",\"description\":")
+    json.writeString(metadata.description)
+    json.raw(",\"attribution\":")
+    json.writeString(metadata.attribution)
+    json.raw(",")
+    // The vector_layers member of the layer JSON, without its outer braces.
+    json.bytes.append(contentsOf: Array(metadata.json.utf8).dropFirst().dropLast())
+    json.raw("}")
+    let meta = try compressor.compress(json.bytes)
+
+    var header: [UInt8] = []
+    header.append(contentsOf: Array("PMTiles".utf8))
+    header.append(3)
+    let rootOffset: UInt64 = 127
+    let metaOffset = rootOffset + UInt64(root.count)
+    let leafOffset = metaOffset + UInt64(meta.count)
+    let dataOffset = leafOffset + UInt64(leaves.count)
+    for value in [
+      rootOffset, UInt64(root.count), metaOffset, UInt64(meta.count), leafOffset,
+      UInt64(leaves.count), dataOffset, offset, addressed, UInt64(entries.count), contents,
+    ] {
+      Self.append(value, bytes: 8, to: &header)
+    }
+    header.append(1)  // clustered: tile data in tile-id order
+    header.append(2)  // internal compression: gzip
+    header.append(2)  // tile compression: gzip
+    header.append(1)  // tile type: MVT
+    let minZoom = entries.isEmpty ? metadata.minZoom : self.minZoom
+    let maxZoom = entries.isEmpty ? metadata.maxZoom : self.maxZoom
+    header.append(UInt8(minZoom))
+    header.append(UInt8(maxZoom))
+    for degrees in [metadata.west, metadata.south, metadata.east, metadata.north] {
+      Self.append(
+        UInt64(bitPattern: Int64(Int32((degrees * 1e7).rounded()))), bytes: 4, to: &header)
+    }
+    header.append(UInt8(minZoom))
+    let center = metadata.center
+    for degrees in [center.longitude, center.latitude] {
+      Self.append(
+        UInt64(bitPattern: Int64(Int32((degrees * 1e7).rounded()))), bytes: 4, to: &header)
+    }
+    guard FileManager.default.createFile(atPath: temporary, contents: nil),
+      let out = FileHandle(forWritingAtPath: temporary),
+      let input = FileHandle(forReadingAtPath: scratch)
+    else {
+      abort()
+      throw TilesError("cannot create '\(path)': \(String(cString: strerror(errno)))")
+    }
+    do {
+      try out.write(contentsOf: header + root + meta + leaves)
+      while let chunk = try input.read(upToCount: 1 << 22), !chunk.isEmpty {
+        try out.write(contentsOf: chunk)
+      }
+      try out.close()
+      try input.close()
+    } catch {
+      abort()
+      throw TilesError("cannot write '\(path)': \(error)")
+    }
+    try? FileManager.default.removeItem(atPath: scratch)
+    TemporaryFiles.unregister(scratch)
+    guard rename(temporary, path) == 0 else {
+      abort()
+      throw TilesError(
+        "cannot move the finished tileset to '\(path)': \(String(cString: strerror(errno)))")
+    }
+    TemporaryFiles.unregister(temporary)
+  }
+
+  func abort() {
+    try? data?.close()
+    data = nil
+    for file in [temporary, scratch] {
+      try? FileManager.default.removeItem(atPath: file)
+      TemporaryFiles.unregister(file)
+    }
+  }
+
+  // MARK: Directories
+
+  /// The root directory and the leaf directories, both compressed: every entry in the root
+  /// when it fits in the first 16 KiB with the header, else leaves of a growing size, as the
+  /// reference writer does.
+  static func directories(_ entries: [Entry], compressor: GzipCompressor) throws -> (
+    root: [UInt8], leaves: [UInt8]
+  ) {
+    let root = try compressor.compress(serialize(entries))
+    if root.count <= 16_384 - 127 { return (root, []) }
+    var leafSize = max(4096, entries.count / 3500)
+    while true {
+      var leaves: [UInt8] = []
+      var rootEntries: [Entry] = []
+      var start = 0
+      while start < entries.count {
+        let slice = Array(entries[start..<min(start + leafSize, entries.count)])
+        let leaf = try compressor.compress(serialize(slice))
+        rootEntries.append(
+          Entry(
+            tileID: slice[0].tileID, offset: UInt64(leaves.count), length: UInt32(leaf.count),
+            runLength: 0))
+        leaves += leaf
+        start += leafSize
+      }
+      let root = try compressor.compress(serialize(rootEntries))
+      if root.count <= 16_384 - 127 { return (root, leaves) }
+      leafSize += leafSize / 5
+    }
+  }
+
+  /// A directory's bytes before compression: the count, then tile-id deltas, run lengths,
+  /// lengths and offsets (0 for "right after the previous entry", else offset + 1), each a
+  /// column of varints.
+  static func serialize(_ entries: [Entry]) -> [UInt8] {
+    var w = ProtobufWriter()
+    w.varint(UInt64(entries.count))
+    var last: UInt64 = 0
+    for entry in entries {
+      w.varint(entry.tileID - last)
+      last = entry.tileID
+    }
+    for entry in entries { w.varint(UInt64(entry.runLength)) }
+    for entry in entries { w.varint(UInt64(entry.length)) }
+    for (k, entry) in entries.enumerated() {
+      if k > 0, entry.offset == entries[k - 1].offset + UInt64(entries[k - 1].length) {
+        w.varint(0)
+      } else {
+        w.varint(entry.offset + 1)
+      }
+    }
+    return w.bytes
+  }
+
+  static func append(_ value: UInt64, bytes: Int, to out: inout [UInt8]) {
+    for k in 0..<bytes { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(k)))) }
+  }
+}
+
+/// A tile's bytes as a dictionary key, hashed in one call rather than byte by byte.
+struct TileBytes: Hashable {
+  var bytes: [UInt8]
+
+  func hash(into hasher: inout Hasher) {
+    bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+  }
+}

@@ -1,0 +1,104 @@
+/// A property value as vector tiles store it (MVT 2.1 §4.1, `Value`).
+enum TileValue: Hashable, Sendable {
+  case string(String)
+  case double(Double)
+  case uint(UInt64)
+  case sint(Int64)
+  case bool(Bool)
+
+  /// The type name `vector_layers` uses for a field: String, Number or Boolean.
+  var fieldType: String {
+    switch self {
+    case .string: "String"
+    case .double, .uint, .sint: "Number"
+    case .bool: "Boolean"
+    }
+  }
+
+  func encode(into w: inout ProtobufWriter) {
+    var body = ProtobufWriter()
+    switch self {
+    case .string(let s): body.stringField(1, s)
+    case .double(let x): body.doubleField(3, x)
+    case .uint(let n): body.varintField(5, n)
+    case .sint(let n): body.varintField(6, ProtobufWriter.zigzag64(n))
+    case .bool(let b): body.varintField(7, b ? 1 : 0)
+    }
+    w.bytesField(4, body.bytes)
+  }
+}
+
+/// One layer of one tile being encoded: features, and the keys and values tables they share
+/// (MVT 2.1 §4.1–4.2).
+struct VectorTileLayerEncoder {
+  let name: String
+  let extent: Int
+  private var features = ProtobufWriter()
+  private var keys: [Int32] = []
+  private var values: [Int32] = []
+  private var keyIndex: [Int32: UInt32] = [:]
+  private var valueIndex: [Int32: UInt32] = [:]
+  private var local: [UInt32] = []
+  private(set) var count = 0
+
+  init(name: String, extent: Int) {
+    self.name = name
+    self.extent = extent
+  }
+
+  /// Adds a feature whose tags are global key and value numbers, in pairs.
+  ///
+  /// Writes the Feature message straight into the layer: its length is worked out first, so
+  /// no feature needs buffers of its own.
+  mutating func add(id: UInt64?, kind: UInt8, tags: [Int32], geometry: [UInt32]) {
+    local.removeAll(keepingCapacity: true)
+    var k = 0
+    while k + 1 < tags.count {
+      local.append(Self.index(of: tags[k], in: &keys, &keyIndex))
+      local.append(Self.index(of: tags[k + 1], in: &values, &valueIndex))
+      k += 2
+    }
+    let tagsLength = local.reduce(0) { $0 + ProtobufWriter.size(UInt64($1)) }
+    let geometryLength = geometry.reduce(0) { $0 + ProtobufWriter.size(UInt64($1)) }
+    var length = 2 + 1 + ProtobufWriter.size(UInt64(geometryLength)) + geometryLength
+    if let id { length += 1 + ProtobufWriter.size(id) }
+    if !local.isEmpty { length += 1 + ProtobufWriter.size(UInt64(tagsLength)) + tagsLength }
+    features.key(2, 2)
+    features.varint(UInt64(length))
+    if let id { features.varintField(1, id) }
+    if !local.isEmpty {
+      features.key(2, 2)
+      features.varint(UInt64(tagsLength))
+      for tag in local { features.varint(UInt64(tag)) }
+    }
+    features.varintField(3, UInt64(kind))
+    features.key(4, 2)
+    features.varint(UInt64(geometryLength))
+    for command in geometry { features.varint(UInt64(command)) }
+    count += 1
+  }
+
+  /// The layer message, appended to a tile as field 3.
+  func encode(into tile: inout ProtobufWriter, keyNames: [String], valueTable: [TileValue]) {
+    var layer = ProtobufWriter()
+    layer.varintField(15, 2)
+    layer.stringField(1, name)
+    layer.bytes.append(contentsOf: features.bytes)
+    for key in keys { layer.stringField(3, keyNames[Int(key)]) }
+    for value in values { valueTable[Int(value)].encode(into: &layer) }
+    layer.varintField(5, UInt64(extent))
+    tile.bytesField(3, layer.bytes)
+  }
+
+  private static func index(
+    of global: Int32, in table: inout [Int32], _ index: inout [Int32: UInt32]
+  )
+    -> UInt32
+  {
+    if let local = index[global] { return local }
+    let local = UInt32(table.count)
+    table.append(global)
+    index[global] = local
+    return local
+  }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import GeoPipeCore
+import GeoPipeMercator
+import GeoPipeStages
+
+/// `geopipe camera`: the camera that fits a box in a view, or what a given camera shows.
+struct CameraCommand {
+  let words: [String]
+
+  static let abstract = "Compute a map camera: fit a box in a view, or what a camera shows."
+
+  static let options: [OptionSpec] = [
+    OptionSpec("fit-bounds", .bbox, help: "Fit this box (W,S,E,N) in the view."),
+    OptionSpec(
+      "center", .point, help: "The camera's target, with --zoom (instead of --fit-bounds)."),
+    OptionSpec("zoom", .number, help: "The camera's zoom, with --center."),
+    OptionSpec(
+      "bearing", .number, default: "0", help: "Degrees clockwise from north, with --center."),
+    OptionSpec(
+      "tilt", .number, default: "0", help: "Degrees from straight down (kept, not drawn)."),
+    OptionSpec(
+      "size", .string, default: "1024x768",
+      validate: {
+        CameraCommand.parseSize($0) == nil ? ValueProblem("expected WxH, e.g. 1024x768") : nil
+      },
+      help: "The view's size in points, WxH."),
+    OptionSpec(
+      "padding", .number, default: "0", help: "Points kept clear at every edge when fitting."),
+    OptionSpec(
+      "insets", .list,
+      help:
+        "Points kept clear at each edge when fitting: TOP,LEFT,BOTTOM,RIGHT (overrides --padding)."),
+    OptionSpec("min-zoom", .number, default: "0", help: "The lowest zoom the camera may have."),
+    OptionSpec("max-zoom", .number, default: "22", help: "The highest zoom the camera may have."),
+  ]
+
+  static let discussion = """
+    Prints a camera as JSON: center [lon, lat], zoom, bearing, tilt and the visible bounds
+    [W, S, E, N]. The world is 256·2^zoom points wide (the convention of MapKit and the
+    Google Maps SDK: tile zoom z shows 256-point tiles at zoom z). With --fit-bounds the
+    camera has the highest fractional zoom at which the box fits inside the view less the
+    padding or insets, bearing 0, centred on the box's midpoint in Web Mercator (as
+    cameraForBounds:insets: does), clamped to --min-zoom and --max-zoom. A box whose west is
+    east of its east crosses the antimeridian. With --center and --zoom it prints what that
+    camera shows; with a bearing, the bounds cover the rotated view.
+    """
+
+  static let examples = [
+    "geopipe camera --fit-bounds 2.22,48.81,2.47,48.90 --size 800x600 --padding 20",
+    "geopipe camera --fit-bounds 170,-50,-170,-30 --size 512x512 --max-zoom 4",
+    "geopipe camera --center 2.35,48.85 --zoom 12 --bearing 30 --size 1024x768",
+  ]
+
+  func help() -> String {
+    Help.command(
+      name: "camera", abstract: Self.abstract, discussion: Self.discussion,
+      examples: Self.examples,
+      groups: [("OPTIONS", Self.options), ("GLOBAL OPTIONS", Help.globalOptions)])
+  }
+
+  static func parseSize(_ text: String) -> Viewport? {
+    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0, h > 0,
+      w.isFinite, h.isFinite
+    else { return nil }
+    return Viewport(width: w, height: h)
+  }
+
+  func run() -> Int32 {
+    if words.contains("--help") || words.contains("-h") {
+      print(help(), terminator: "")
+      return 0
+    }
+    do {
+      let values = try ArgumentParser(options: Self.options + Help.globalOptions).parse(
+        words.map { $0 == "-q" ? "--quiet" : $0 })
+      print(try Self.camera(values))
+      return 0
+    } catch let error as GeoPipeError {
+      Terminal.printError(error.description)
+      if error.status == .usage { Terminal.printError("usage: see 'geopipe camera --help'") }
+      return error.status.rawValue
+    } catch {
+      Terminal.printError("error: \(error)")
+      return ExitStatus.ioError.rawValue
+    }
+  }
+
+  /// The camera's JSON for parsed options.
+  static func camera(_ values: OptionValues) throws -> String {
+    let viewport = parseSize(values.string("size") ?? "") ?? Viewport(width: 1024, height: 768)
+    let limits = ZoomLimits(
+      minZoom: values.number("min-zoom") ?? 0, maxZoom: values.number("max-zoom") ?? 22)
+    guard limits.minZoom <= (values.number("max-zoom") ?? 22) else {
+      throw GeoPipeError.usage("--min-zoom is greater than --max-zoom")
+    }
+    let camera: Camera
+    if let box = values.bbox("fit-bounds") {
+      guard values.point("center") == nil, values.number("zoom") == nil else {
+        throw GeoPipeError.usage("give either --fit-bounds or --center with --zoom, not both")
+      }
+      var insets = EdgeInsets(padding: values.number("padding") ?? 0)
+      if let list = values.list("insets") {
+        let numbers = list.compactMap(Double.init)
+        guard numbers.count == 4, list.count == 4 else {
+          throw GeoPipeError.usage(
+            "invalid value for --insets: expected TOP,LEFT,BOTTOM,RIGHT (four numbers)")
+        }
+        insets = EdgeInsets(
+          top: numbers[0], left: numbers[1], bottom: numbers[2], right: numbers[3])
+      }
+      var fitted = Camera.fitting(
+        GeoBox(west: box.west, south: box.south, east: box.east, north: box.north),
+        in: viewport, insets: insets, limits: limits)
+      fitted.tilt = values.number("tilt") ?? 0
+      camera = fitted
+    } else if let center = values.point("center") {
+      guard let zoom = values.number("zoom") else {
+        throw GeoPipeError.usage("--center needs --zoom")
+      }
+      camera = Camera(
+        longitude: center.lon, latitude: center.lat, zoom: zoom,
+        bearing: values.number("bearing") ?? 0, tilt: values.number("tilt") ?? 0
+      ).clamped(to: limits)
+    } else {
+      throw GeoPipeError.usage("give --fit-bounds W,S,E,N, or --center LON,LAT with --zoom")
+    }
+    let box = camera.visibleBox(in: viewport)
+    func number(_ x: Double) -> String {
+      let rounded = (x * 1e9).rounded() / 1e9
+      return rounded == rounded.rounded() && abs(rounded) < 1e15
+        ? String(Int64(rounded)) : "\(rounded)"
+    }
+    let bounds = [box.west, box.south, box.east, box.north].map(number).joined(separator: ", ")
+    return """
+      {"center": [\(number(camera.longitude)), \(number(camera.latitude))], \
+      "zoom": \(number(camera.zoom)), "bearing": \(number(camera.bearing)), \
+      "tilt": \(number(camera.tilt)), "bounds": [\(bounds)]}
+      """
+  }
+}

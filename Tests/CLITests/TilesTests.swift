@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// `geopipe tiles` run as a binary; what the tiles hold is checked in GeoPipeTilesTests, and
+/// here with GDAL's MVT/MBTiles driver when `ogrinfo` is installed.
+@Suite struct TilesTests {
+  static let points = CLI.fixtures("tiles/points.geojson")
+
+  static var ogrinfo: String? {
+    ["/usr/bin/ogrinfo", "/usr/local/bin/ogrinfo"].first {
+      FileManager.default.isExecutableFile(atPath: $0)
+    }
+  }
+
+  @Test func writesTilesetsGDALReads() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for name in ["points.mbtiles", "points.pmtiles"] {
+      let run = try geopipe(
+        ["tiles", name, "--max-zoom", "6", "--attribution", "test data"], stdinFile: Self.points,
+        in: folder)
+      #expect(run.status == 0, "\(run)")
+      #expect(run.out.isEmpty)
+      let size =
+        try FileManager.default.attributesOfItem(
+          atPath: folder.appendingPathComponent(name).path)[.size] as? Int
+      #expect((size ?? 0) > 1000)
+    }
+    guard let ogrinfo = Self.ogrinfo else { return }
+    // At zoom 6 every point but the 40 whose "tippecanoe" member stops at zoom 4, in its tile
+    // (360) and in the buffers of the tiles beside it (29): the zoom-6 placements of
+    // Fixtures/tiles/points-expected.json.
+    let summary = try runProcess(
+      URL(fileURLWithPath: ogrinfo), ["-ro", "-so", "-al", "points.mbtiles"], stdin: nil,
+      in: folder)
+    #expect(summary.status == 0)
+    #expect(summary.out.contains("Layer name: points"))
+    #expect(summary.out.contains("Feature Count: 389"))
+    #expect(summary.out.contains("attribution=test data"))
+    // At zoom 3 all 400 points are there.
+    let zoom3 = try runProcess(
+      URL(fileURLWithPath: ogrinfo), ["-ro", "-al", "-oo", "ZOOM_LEVEL=3", "points.mbtiles"],
+      stdin: nil, in: folder)
+    let names = Set(zoom3.outLines.filter { $0.contains("name (String) = p") })
+    #expect(names.count == 400)
+  }
+
+  @Test func rejectsBadPathsAndZoomsWithoutWritingAFile() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let text = try geopipe(["tiles", "points.txt"], stdinFile: Self.points, in: folder)
+    #expect(text.status == 64)
+    #expect(text.err.contains("must end in .mbtiles or .pmtiles"))
+    let zooms = try geopipe(
+      ["tiles", "p.pmtiles", "--min-zoom", "5", "--max-zoom", "2"], stdinFile: Self.points,
+      in: folder)
+    #expect(zooms.status == 64)
+    let missing = try geopipe(
+      ["tiles", "no/such/folder/p.mbtiles"], stdinFile: Self.points, in: folder)
+    #expect(missing.status == 73)
+    let bad = try geopipe(
+      ["tiles", "bad.pmtiles"],
+      stdin: Data(
+        "{\"type\":\"Feature\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[1,2]}} x\n".utf8),
+      in: folder)
+    #expect(bad.status == 65)
+    #expect(bad.err.contains("<stdin>:1:"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+  }
+}
+
+extension TilesTests {
+  @Test func emptyInputGivesAnEmptyTileset() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    for name in ["empty.mbtiles", "empty.pmtiles"] {
+      let run = try geopipe(["tiles", name, "--max-zoom", "3"], stdin: Data(), in: folder)
+      #expect(run.status == 0, "\(run)")
+      #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path))
+    }
+  }
+}
