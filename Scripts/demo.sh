@@ -9,5 +9,6 @@ mkdir -p out/demo
 echo
 "$bin" info out/demo/clusters-z4.geojson
 echo
-echo "outputs: out/demo/places.geojson (geocoded places), out/demo/clusters-z4.geojson"
-echo "(styled clusters and places at zoom 4), out/demo/map.png (the map)"
+echo "outputs: out/demo/places.geojson (geocoded places), out/demo/places.pmtiles (their vector"
+echo "tiles, zooms 0-10), out/demo/clusters-z4.geojson (styled clusters and places at zoom 4),"
+echo "out/demo/map.png (the map)"
