@@ -34,7 +34,7 @@ var targets: [Target] = [
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
-  .target(name: "GeoPipeMercator", swiftSettings: fast),
+  .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
     name: "GeoPipeTiles",
     dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "CZlib"],
@@ -86,7 +86,8 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeRenderTests", dependencies: ["GeoPipeRender", "CCairo"], swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeMercatorTests", dependencies: ["GeoPipeMercator"], swiftSettings: strict),
+    name: "GeoPipeMercatorTests", dependencies: ["GeoPipeMercator", "GeoPipeCore"],
+    swiftSettings: strict),
   .testTarget(
     name: "GeoPipeTilesTests",
     dependencies: ["GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator"],

@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeCore
 
 /// What a map view shows: a target, a zoom, a bearing and a tilt (MapKit's `MKMapCamera`, the
 /// Google Maps SDK's `GMSCameraPosition`).
@@ -36,7 +37,7 @@ public struct Camera: Hashable, Sendable {
   /// A box whose west edge is east of its east edge crosses the antimeridian. A box of zero
   /// size fits at `limits.maxZoom`.
   public static func fitting(
-    _ box: GeoBox, in viewport: Viewport, insets: EdgeInsets = EdgeInsets(),
+    _ box: BBox, in viewport: Viewport, insets: EdgeInsets = EdgeInsets(),
     limits: ZoomLimits = ZoomLimits()
   ) -> Camera {
     let (x0, y0) = WebMercator.project(longitude: box.west, latitude: box.north)
@@ -62,7 +63,7 @@ public struct Camera: Hashable, Sendable {
 
   /// The box of what the camera shows in a viewport: the corners of the rotated view, in
   /// degrees (west > east when it crosses the antimeridian; latitudes clamped to the world).
-  public func visibleBox(in viewport: Viewport) -> GeoBox {
+  public func visibleBox(in viewport: Viewport) -> BBox {
     let size = WebMercator.worldSize(zoom: zoom)
     let (cx, cy) = WebMercator.project(longitude: longitude, latitude: latitude)
     let angle = bearing * .pi / 180
@@ -84,14 +85,14 @@ public struct Camera: Hashable, Sendable {
     }
     let west = maxX - minX >= 1 ? -180 : Self.wrap(WebMercator.longitude(x: minX))
     let east = maxX - minX >= 1 ? 180 : Self.wrap(WebMercator.longitude(x: maxX))
-    return GeoBox(
+    return BBox(
       west: west, south: WebMercator.latitude(y: min(maxY, 1)), east: east,
       north: WebMercator.latitude(y: max(minY, 0)))
   }
 
   /// The camera with its zoom clamped to `limits` and its target moved into `bounds` (when
   /// given), as a map view does after a gesture.
-  public func clamped(to limits: ZoomLimits, targetBounds bounds: GeoBox? = nil) -> Camera {
+  public func clamped(to limits: ZoomLimits, targetBounds bounds: BBox? = nil) -> Camera {
     var camera = self
     camera.zoom = limits.clamp(zoom)
     if let bounds {
@@ -140,26 +141,9 @@ public struct Camera: Hashable, Sendable {
   }
 }
 
-/// A box in degrees; `west > east` crosses the antimeridian.
-public struct GeoBox: Hashable, Sendable {
-  /// The west edge.
-  public var west: Double
-  /// The south edge.
-  public var south: Double
-  /// The east edge.
-  public var east: Double
-  /// The north edge.
-  public var north: Double
-
-  /// Creates a box.
-  public init(west: Double, south: Double, east: Double, north: Double) {
-    self.west = west
-    self.south = south
-    self.east = east
-    self.north = north
-  }
-
-  /// Whether a longitude is within the box's west and east edges.
+extension BBox {
+  /// Whether a longitude is within the box's west and east edges (across the antimeridian
+  /// when `west > east`).
   public func contains(longitude: Double) -> Bool {
     west <= east ? (west...east).contains(longitude) : longitude >= west || longitude <= east
   }

@@ -110,7 +110,7 @@ struct CameraCommand {
           top: numbers[0], left: numbers[1], bottom: numbers[2], right: numbers[3])
       }
       var fitted = Camera.fitting(
-        GeoBox(west: box.west, south: box.south, east: box.east, north: box.north),
+        BBox(west: box.west, south: box.south, east: box.east, north: box.north),
         in: viewport, insets: insets, limits: limits)
       fitted.tilt = values.number("tilt") ?? 0
       camera = fitted

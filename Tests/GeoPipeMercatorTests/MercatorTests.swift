@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeCore
 import GeoPipeMercator
 import Testing
 
@@ -79,7 +80,7 @@ import Testing
     let cases: [CameraCase] = try Self.load("cameras.json")
     for c in cases {
       let camera = Camera.fitting(
-        GeoBox(west: c.box[0], south: c.box[1], east: c.box[2], north: c.box[3]),
+        BBox(west: c.box[0], south: c.box[1], east: c.box[2], north: c.box[3]),
         in: Viewport(width: c.width, height: c.height),
         insets: EdgeInsets(
           top: c.insets[0], left: c.insets[1], bottom: c.insets[2], right: c.insets[3]),
@@ -102,10 +103,10 @@ import Testing
     let camera = Camera(longitude: 10, latitude: 60, zoom: 19)
     let clamped = camera.clamped(
       to: ZoomLimits(minZoom: 2, maxZoom: 16),
-      targetBounds: GeoBox(west: -5, south: 40, east: 5, north: 50))
+      targetBounds: BBox(west: -5, south: 40, east: 5, north: 50))
     #expect(clamped.zoom == 16 && clamped.longitude == 5 && clamped.latitude == 50)
     let across = Camera(longitude: -175, latitude: 0, zoom: 1).clamped(
-      to: ZoomLimits(), targetBounds: GeoBox(west: 170, south: -10, east: -178, north: 10))
+      to: ZoomLimits(), targetBounds: BBox(west: 170, south: -10, east: -178, north: 10))
     #expect(across.longitude == -178)
   }
 
