@@ -17,24 +17,14 @@
 #   CLUSTER_E2E         0 to skip the end-to-end geopipe runs (1)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-abspath() { case $1 in /*) echo "$1" ;; *) echo "$ROOT/$1" ;; esac; }
+BENCH_NAME="cluster bench"
+source "$(dirname "$0")/common.sh"
 
-SWIFT=${SWIFT:-swift}
-BUILD_PATH=$(abspath "${BUILD_PATH:-.build}")
 CLUSTERBENCH=$(abspath "${CLUSTERBENCH:-$BUILD_PATH/release/ClusterBench}")
-GEOPIPE=${GEOPIPE:-$BUILD_PATH/release/geopipe}
-case $GEOPIPE in */*) GEOPIPE=$(abspath "$GEOPIPE") ;; esac
-DATA=$(abspath "${DATA:-../shared/data}")
-WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 RUNS=${BENCH_RUNS:-3}
 POINTS=${CLUSTER_POINTS:-1000000}
 SEED=${CLUSTER_SEED:-145}
 E2E=${CLUSTER_E2E:-1}
-
-log() { echo "==> $*" >&2; }
-die() { echo "cluster bench: error: $*" >&2; exit 1; }
 
 # --- prerequisites ----------------------------------------------------------
 [ -f "$DATA/cities145k.geojson.gz" ] || die "missing $DATA/cities145k.geojson.gz (set DATA)"

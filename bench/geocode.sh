@@ -21,17 +21,10 @@
 #   GEOCODE_ALL         1 to also build from a synthetic file of allCountries' size (0)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-abspath() { case $1 in /*) echo "$1" ;; *) echo "$ROOT/$1" ;; esac; }
+BENCH_NAME="geocode bench"
+source "$(dirname "$0")/common.sh"
 
-SWIFT=${SWIFT:-swift}
-BUILD_PATH=$(abspath "${BUILD_PATH:-.build}")
 GEOCODEBENCH=$(abspath "${GEOCODEBENCH:-$BUILD_PATH/release/GeocodeBench}")
-GEOPIPE=${GEOPIPE:-$BUILD_PATH/release/geopipe}
-case $GEOPIPE in */*) GEOPIPE=$(abspath "$GEOPIPE") ;; esac
-DATA=$(abspath "${DATA:-../shared/data}")
-WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 RUNS=${BENCH_RUNS:-3}
 POINTS=${GEOCODE_POINTS:-1000000}
 SEED=${GEOCODE_SEED:-7}
@@ -40,9 +33,6 @@ SAMPLE=${GEOCODE_SAMPLE:-2000}
 ALL=${GEOCODE_ALL:-0}
 GEONAMES=$DATA/geonames
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
-
-log() { echo "==> $*" >&2; }
-die() { echo "geocode bench: error: $*" >&2; exit 1; }
 
 # --- prerequisites ----------------------------------------------------------
 for f in cities500.txt.gz admin1CodesASCII.txt.gz countryInfo.txt.gz; do

@@ -15,22 +15,12 @@
 #   STEP_RUNS        runs of the simplify-step harnesses, best kept  (20)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-abspath() { case $1 in /*) echo "$1" ;; *) echo "$ROOT/$1" ;; esac; }
+BENCH_NAME="geometry bench"
+source "$(dirname "$0")/common.sh"
 
-SWIFT=${SWIFT:-swift}
-BUILD_PATH=$(abspath "${BUILD_PATH:-.build}")
-GEOPIPE=${GEOPIPE:-$BUILD_PATH/release/geopipe}
-case $GEOPIPE in */*) GEOPIPE=$(abspath "$GEOPIPE") ;; esac
-DATA=$(abspath "${DATA:-../shared/data}")
-WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 RUNS=${BENCH_RUNS:-3}
 TOLERANCE=${TOLERANCE:-0.01}
 STEP_RUNS=${STEP_RUNS:-20}
-
-log() { echo "==> $*" >&2; }
-die() { echo "geometry bench: error: $*" >&2; exit 1; }
 
 # --- prerequisites ----------------------------------------------------------
 ls "$DATA"/lines/*.geojson.gz >/dev/null 2>&1 || die "no $DATA/lines/*.geojson.gz (set DATA)"

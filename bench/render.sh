@@ -10,18 +10,10 @@
 #   BENCH_RUNS        runs per measurement, best is kept     (3)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-abspath() { case $1 in /*) echo "$1" ;; *) echo "$ROOT/$1" ;; esac; }
+BENCH_NAME="render bench"
+source "$(dirname "$0")/common.sh"
 
-GEOPIPE=${GEOPIPE:-.build/release/geopipe}
-case $GEOPIPE in */*) GEOPIPE=$(abspath "$GEOPIPE") ;; esac
-DATA=$(abspath "${DATA:-../shared/data}")
-WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 RUNS=${BENCH_RUNS:-3}
-
-log() { echo "==> $*" >&2; }
-die() { echo "render bench: error: $*" >&2; exit 1; }
 
 command -v "$GEOPIPE" >/dev/null || die "no geopipe binary at $GEOPIPE (run 'make release' or set GEOPIPE)"
 [ -f "$DATA/cities145k.geojson.gz" ] || die "missing $DATA/cities145k.geojson.gz (set DATA)"

@@ -14,24 +14,15 @@
 #   BENCH_BIG_OGR     0 to leave ogr2ogr out of the big case (slow) (1)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-BENCH=$ROOT/bench
-abspath() { case $1 in /*) echo "$1" ;; *) echo "$ROOT/$1" ;; esac; }
+BENCH_NAME="bench"
+source "$(dirname "$0")/common.sh"
 
-GEOPIPE=${GEOPIPE:-.build/release/geopipe}
-case $GEOPIPE in */*) GEOPIPE=$(abspath "$GEOPIPE") ;; esac
-DATA=$(abspath "${DATA:-../shared/data}")
-WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 RUNS=${BENCH_RUNS:-3}
 POINTS=${BENCH_POINTS:-1000000}
 BIG=${BENCH_BIG:-1}
 BIG_POINTS=${BENCH_BIG_POINTS:-$((POINTS * 5))}
 BIG_RUNS=${BENCH_BIG_RUNS:-1}
 BIG_OGR=${BENCH_BIG_OGR:-1}
-
-log() { echo "==> $*" >&2; }
-die() { echo "bench: error: $*" >&2; exit 1; }
 
 # --- prerequisites ----------------------------------------------------------
 command -v "$GEOPIPE" >/dev/null || die "no geopipe binary at $GEOPIPE (run 'swift build -c release' or set GEOPIPE)"

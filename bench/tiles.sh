@@ -12,21 +12,12 @@
 #   BENCH_MAXZOOM     the highest zoom              (14)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-BENCH=$ROOT/bench
-abspath() { case $1 in /*) echo "$1" ;; *) echo "$ROOT/$1" ;; esac; }
+BENCH_NAME="tiles bench"
+source "$(dirname "$0")/common.sh"
 
-GEOPIPE=${GEOPIPE:-.build/release/geopipe}
-case $GEOPIPE in */*) GEOPIPE=$(abspath "$GEOPIPE") ;; esac
-DATA=$(abspath "${DATA:-../shared/data}")
-WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 RUNS=${BENCH_RUNS:-1}
 BIG=${BENCH_TILES_BIG:-0}
 MAXZOOM=${BENCH_MAXZOOM:-14}
-
-log() { echo "==> $*" >&2; }
-die() { echo "bench: error: $*" >&2; exit 1; }
 
 command -v "$GEOPIPE" >/dev/null || die "no geopipe binary at $GEOPIPE"
 [ -f "$DATA/cities145k.geojson.gz" ] || die "missing $DATA/cities145k.geojson.gz (set DATA)"

@@ -10,16 +10,12 @@
 #   VALIDATE_SEED       seed of the generated file          (7946)
 set -euo pipefail
 
-cd "$(dirname "$0")/.."
-ROOT=$PWD
-abspath() { case $1 in /*) echo "$1" ;; *) echo "$ROOT/$1" ;; esac; }
+BENCH_NAME="validate bench"
+source "$(dirname "$0")/common.sh"
 
-GEOPIPE=$(abspath "${GEOPIPE:-.build/release/geopipe}")
-WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 RUNS=${BENCH_RUNS:-3}
 MB=${VALIDATE_MB:-100}
 SEED=${VALIDATE_SEED:-7946}
-log() { echo "validate.sh: $*" >&2; }
 
 if [ ! -x /usr/bin/time ]; then
   sudo=""
