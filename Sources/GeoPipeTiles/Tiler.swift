@@ -128,31 +128,16 @@ public final class Tiler {
     placements.reserveCapacity(features.count)
     for (index, feature) in features.enumerated() where feature.minZoom <= z && z <= feature.maxZoom
     {
-      guard let geometry = feature.geometry else {
-        // A point goes into its tile and into the buffers of the tiles beside it, as
-        // tippecanoe does, so that symbols near an edge are drawn whole.
-        let px = feature.x * scale
-        let py = feature.y * scale
-        let x0 = max(Int((px - pad).rounded(.down)), 0)
-        let x1 = min(Int((px + pad).rounded(.down)), n - 1)
-        let y0 = max(Int((py - pad).rounded(.down)), 0)
-        let y1 = min(Int((py + pad).rounded(.down)), n - 1)
-        guard x0 <= x1, y0 <= y1 else { continue }
-        for tx in x0...x1 {
-          for ty in y0...y1 {
-            placements.append(
-              Placement(
-                tileID: PMTilesID.id(z: z, x: tx, y: ty), x: Int32(tx), y: Int32(ty),
-                feature: Int32(index)))
-          }
-        }
-        continue
-      }
-      let margin = pad
-      let x0 = max(Int((geometry.minX * scale - margin).rounded(.down)), 0)
-      let x1 = min(Int((geometry.maxX * scale + margin).rounded(.down)), n - 1)
-      let y0 = max(Int((geometry.minY * scale - margin).rounded(.down)), 0)
-      let y1 = min(Int((geometry.maxY * scale + margin).rounded(.down)), n - 1)
+      // Every tile the feature's box, padded by the buffer, touches: for a point, its tile and
+      // the tiles in whose buffers it lies, as tippecanoe does, so that symbols near an edge
+      // are drawn whole.
+      let (minX, minY, maxX, maxY) =
+        feature.geometry.map { ($0.minX, $0.minY, $0.maxX, $0.maxY) }
+        ?? (feature.x, feature.y, feature.x, feature.y)
+      let x0 = max(Int((minX * scale - pad).rounded(.down)), 0)
+      let x1 = min(Int((maxX * scale + pad).rounded(.down)), n - 1)
+      let y0 = max(Int((minY * scale - pad).rounded(.down)), 0)
+      let y1 = min(Int((maxY * scale + pad).rounded(.down)), n - 1)
       guard x0 <= x1, y0 <= y1 else { continue }
       for tx in x0...x1 {
         for ty in y0...y1 {
