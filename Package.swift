@@ -115,19 +115,21 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
 // Benchmark harnesses are built only by `make bench`, which sets GEOPIPE_BENCH=1.
 if ProcessInfo.processInfo.environment["GEOPIPE_BENCH"] != nil {
   targets.append(
+    .target(name: "BenchSupport", path: "bench/BenchSupport", swiftSettings: strict))
+  targets.append(
     .executableTarget(
-      name: "ClusterBench", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
+      name: "ClusterBench", dependencies: ["BenchSupport", "GeoPipeClustering", "GeoPipeIO"],
       path: "bench/ClusterBench", swiftSettings: strict))
   products.append(.executable(name: "ClusterBench", targets: ["ClusterBench"]))
   targets.append(
     .executableTarget(
-      name: "GeometryBench", dependencies: ["GeoPipeGEOS", "GeoPipeIO"],
+      name: "GeometryBench", dependencies: ["BenchSupport", "GeoPipeGEOS", "GeoPipeIO"],
       path: "bench/GeometryBench", swiftSettings: strict))
   products.append(.executable(name: "GeometryBench", targets: ["GeometryBench"]))
   targets.append(
     .executableTarget(
-      name: "GeocodeBench", dependencies: ["GeoPipeGeocoding"], path: "bench/GeocodeBench",
-      swiftSettings: strict))
+      name: "GeocodeBench", dependencies: ["BenchSupport", "GeoPipeGeocoding"],
+      path: "bench/GeocodeBench", swiftSettings: strict))
   products.append(.executable(name: "GeocodeBench", targets: ["GeocodeBench"]))
 }
 

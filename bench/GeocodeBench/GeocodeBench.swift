@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import GeoPipeGeocoding
 
@@ -264,11 +265,6 @@ struct SplitMix64 {
   }
 }
 
-/// A usage or input error.
-struct BenchError: Error {
-  var message: String
-}
-
 /// The command line.
 struct Settings {
   var paths: [String] = []
@@ -311,63 +307,4 @@ struct Settings {
       name = URL(fileURLWithPath: first).deletingPathExtension().lastPathComponent
     }
   }
-}
-
-/// Tab-separated measurements: name, metric, value.
-struct Report {
-  let name: String
-  var lines: [String] = []
-
-  mutating func add(_ metric: String, _ value: Int) { add(metric, String(value)) }
-
-  mutating func add(_ metric: String, _ value: Double, digits: Int) {
-    add(metric, format(value, digits: digits))
-  }
-
-  mutating func add(_ metric: String, _ value: String) {
-    lines.append("\(name)\t\(metric)\t\(value)")
-  }
-
-  func print() {
-    Swift.print(lines.joined(separator: "\n"))
-  }
-}
-
-/// CPU (user + system) and wall time in seconds.
-struct Sample {
-  var cpu: Double
-  var wall: Double
-
-  /// The better of two runs in each measure.
-  func best(_ other: Sample) -> Sample {
-    Sample(cpu: min(cpu, other.cpu), wall: min(wall, other.wall))
-  }
-}
-
-func cpuSeconds() -> Double {
-  var usage = rusage()
-  getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-  let user = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-  let system = Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-  return user + system
-}
-
-func wallSeconds() -> Double {
-  var now = timespec()
-  clock_gettime(CLOCK_MONOTONIC, &now)
-  return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}
-
-/// Runs `body` once and times it.
-func measure<T>(_ body: () throws -> T) rethrows -> (T, Sample) {
-  let cpu0 = cpuSeconds()
-  let wall0 = wallSeconds()
-  let result = try body()
-  let wall1 = wallSeconds()
-  let cpu1 = cpuSeconds()
-  return (result, Sample(cpu: cpu1 - cpu0, wall: wall1 - wall0))
-}
-
-func format(_ value: Double, digits: Int) -> String {
-  String(format: "%.\(digits)f", value)
 }

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import GeoPipeCore
 import GeoPipeGEOS
@@ -75,12 +76,5 @@ enum GeometryBench {
       polygons.reduce(0) { sum, rings in rings.reduce(sum) { $0 + $1.count } }
     case .geometryCollection(let members): members.reduce(0) { $0 + vertexCount($1) }
     }
-  }
-
-  static func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-      + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
   }
 }
