@@ -42,7 +42,9 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
   // Static maps: the camera, the SVG writer and the cairo (PNG) back end.
-  .target(name: "GeoPipeRender", dependencies: ["GeoPipeCore", "CCairo"], swiftSettings: fast),
+  .target(
+    name: "GeoPipeRender", dependencies: ["GeoPipeCore", "GeoPipeMercator", "CCairo"],
+    swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(name: "GeoPipeGEOS", dependencies: ["GeoPipeCore", "CGEOS"], swiftSettings: fast),
   .target(

@@ -1,8 +1,8 @@
 import Foundation
+import GeoPipeMercator
 
-// Web Mercator camera math for the static map, on the 256-point world convention (MapKit, the
-// Google Maps SDK): at zoom z the world is 256·2^z points wide. Kept here, small and internal,
-// until the shared camera module takes its place.
+// The static map's camera, on the 256-point world convention (MapKit, the Google Maps SDK): at
+// zoom z the world is 256·2^z points wide. The projection is `WebMercator`'s.
 
 /// Where the map looks: a target, a fractional zoom and a bearing, for a viewport of W×H points.
 struct MapCamera: Equatable {
@@ -20,12 +20,10 @@ struct MapCamera: Equatable {
   var height: Double
 
   /// The largest latitude Web Mercator shows.
-  static let maxLatitude = 85.051_128_779_806_59
-  /// Equatorial circumference (WGS84 semi-major axis) in metres.
-  static let earthCircumference = 40_075_016.685_578_49
+  static let maxLatitude = WebMercator.maxLatitude
 
   /// The world's width in points at this zoom.
-  var worldSize: Double { 256 * pow(2, zoom) }
+  var worldSize: Double { WebMercator.worldSize(zoom: zoom) }
 
   /// The camera that shows `west...east` × `south...north` (east < west crosses the
   /// antimeridian) in the viewport less `padding` on every side, at the highest zoom that fits
@@ -58,27 +56,20 @@ struct MapCamera: Equatable {
   }
 
   /// The position of a longitude in a world of width 1 (0 at 180° W).
-  static func unitX(_ longitude: Double) -> Double { (longitude + 180) / 360 }
+  static func unitX(_ longitude: Double) -> Double { WebMercator.x(longitude: longitude) }
 
   /// The position of a latitude in a world of height 1 (0 at the top).
-  static func unitY(_ latitude: Double) -> Double {
-    let phi = min(max(latitude, -maxLatitude), maxLatitude) * .pi / 180
-    return 0.5 - log(tan(.pi / 4 + phi / 2)) / (2 * .pi)
-  }
+  static func unitY(_ latitude: Double) -> Double { WebMercator.y(latitude: latitude) }
 
-  static func longitudeOf(unitX x: Double) -> Double { x * 360 - 180 }
+  static func longitudeOf(unitX x: Double) -> Double { WebMercator.longitude(x: x) }
 
-  static func latitudeOf(unitY y: Double) -> Double {
-    atan(sinh(.pi * (1 - 2 * y))) * 180 / .pi
-  }
+  static func latitudeOf(unitY y: Double) -> Double { WebMercator.latitude(y: y) }
 
   /// A projector from longitude/latitude to viewport points.
   var projector: Projector { Projector(self) }
 
   /// Metres on the ground per point at the centre.
-  var metresPerPoint: Double {
-    MapCamera.earthCircumference * cos(latitude * .pi / 180) / worldSize
-  }
+  var metresPerPoint: Double { WebMercator.metresPerPoint(latitude: latitude, zoom: zoom) }
 
   /// The tile zoom the camera shows: the floor of its zoom.
   var tileZoom: Int { Int(max(zoom, 0).rounded(.down)) }

@@ -1,5 +1,6 @@
 import Foundation
 import GeoPipeCore
+import GeoPipeMercator
 
 /// Draws features on a canvas for one camera: overlays in their styles, then markers placed by
 /// priority, then titles and the map furniture.
@@ -120,7 +121,7 @@ struct MapPainter {
     case (.point(let p), .circles):
       guard let radius, radius > 0 else { return }
       let center = projector.point(p.x, p.y)
-      let metres = MapCamera.earthCircumference * cos(p.y * .pi / 180) / camera.worldSize
+      let metres = WebMercator.metresPerPoint(latitude: p.y, zoom: camera.zoom)
       canvas.circle(x: center.x, y: center.y, radius: radius / metres, fill: fill, stroke: line)
     case (.geometryCollection(let members), _):
       for member in members {
