@@ -178,18 +178,49 @@ public final class ClusterIndex: @unchecked Sendable {
         }
       }
     }
-    guard let found else { return clusterByQueries(level, zoom: zoom, radius: r) }
+    guard let found else {
+      // Coordinates the grid cannot hold (not finite): one tree query per item, which returns
+      // the neighbours in the tree's order.
+      let tree = tree(zoom + 1)
+      return greedy(level, zoom: zoom) { p, taken, neighbours in
+        let e = Int(level.members[p])
+        tree.within(x: entries.x[e], y: entries.y[e], radius: r) {
+          if !taken[$0] { neighbours.append($0) }
+        }
+      }
+    }
+    let treeOrder = options.exactOrder || options.minPoints > 2
+    var ranks: [UInt32] = []
+    return greedy(level, zoom: zoom) { p, taken, neighbours in
+      for q in found.neighbours(of: p) where !taken[Int(q)] { neighbours.append(Int(q)) }
+      if neighbours.count > 1 {
+        if treeOrder {
+          if ranks.isEmpty { ranks = tree(zoom + 1).traversalRanks() }
+          neighbours.sort { ranks[$0] < ranks[$1] }
+        } else {
+          neighbours.sort()
+        }
+      }
+    }
+  }
 
+  /// supercluster's greedy pass over a level: each unclaimed item, in level order, takes its
+  /// unclaimed neighbours, which `unclaimedNeighbours(p, taken, &list)` appends to `list` in
+  /// the order their centroid terms are summed (and, below `minPoints`, the next level lists
+  /// them). Returns the next level's entries.
+  private func greedy(
+    _ level: Level, zoom: Int,
+    unclaimedNeighbours: (Int, UnsafeMutableBufferPointer<Bool>, inout [Int]) -> Void
+  ) -> [UInt32] {
+    let n = level.members.count
     let minPoints = options.minPoints
-    let treeOrder = options.exactOrder || minPoints > 2
     var next: [UInt32] = []
     next.reserveCapacity(n)
     // Clusters formed at this zoom; they join `entries` after the loop, which only reads the
     // entries of the level above.
     var formed = Entries()
     let firstNew = entries.size
-    var taken = [Bool](repeating: false, count: n)
-    var ranks: [UInt32] = []
+    var takenFlags = [Bool](repeating: false, count: n)
     var neighbours: [Int] = []
     var parentIds = entries.parent
     entries.parent = []
@@ -198,54 +229,43 @@ public final class ClusterIndex: @unchecked Sendable {
         entries.y.withUnsafeBufferPointer { ys in
           entries.count.withUnsafeBufferPointer { counts in
             parentIds.withUnsafeMutableBufferPointer { parents in
-              for p in 0..<n {
-                if taken[p] { continue }
-                taken[p] = true
-                let e = Int(members[p])
-                let list = found.neighbours(of: p)
-                if list.isEmpty {
-                  next.append(UInt32(e))
-                  continue
-                }
-                neighbours.removeAll(keepingCapacity: true)
-                for q in list where !taken[Int(q)] { neighbours.append(Int(q)) }
-                if neighbours.isEmpty {
-                  next.append(UInt32(e))
-                  continue
-                }
-                if neighbours.count > 1 {
-                  if treeOrder {
-                    if ranks.isEmpty { ranks = tree(zoom + 1).traversalRanks() }
-                    neighbours.sort { ranks[$0] < ranks[$1] }
-                  } else {
-                    neighbours.sort()
+              takenFlags.withUnsafeMutableBufferPointer { taken in
+                for p in 0..<n {
+                  if taken[p] { continue }
+                  taken[p] = true
+                  let e = Int(members[p])
+                  neighbours.removeAll(keepingCapacity: true)
+                  unclaimedNeighbours(p, taken, &neighbours)
+                  if neighbours.isEmpty {
+                    next.append(UInt32(e))
+                    continue
                   }
-                }
-                let originCount = counts[e]
-                var count = originCount
-                for q in neighbours { count += counts[Int(members[q])] }
-                if count >= minPoints {
-                  var wx = xs[e] * Double(originCount)
-                  var wy = ys[e] * Double(originCount)
-                  let id = (p << 5) + (zoom + 1) + inputCount
-                  for q in neighbours {
-                    taken[q] = true
-                    let k = Int(members[q])
-                    let weight = Double(counts[k])
-                    wx += xs[k] * weight
-                    wy += ys[k] * weight
-                    parents[k] = id
-                  }
-                  parents[e] = id
-                  next.append(UInt32(firstNew + formed.size))
-                  formed.append(
-                    x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
-                } else {
-                  next.append(UInt32(e))
-                  if count > 1 {
+                  let originCount = counts[e]
+                  var count = originCount
+                  for q in neighbours { count += counts[Int(members[q])] }
+                  if count >= minPoints {
+                    var wx = xs[e] * Double(originCount)
+                    var wy = ys[e] * Double(originCount)
+                    let id = (p << 5) + (zoom + 1) + inputCount
                     for q in neighbours {
                       taken[q] = true
-                      next.append(members[q])
+                      let k = Int(members[q])
+                      let weight = Double(counts[k])
+                      wx += xs[k] * weight
+                      wy += ys[k] * weight
+                      parents[k] = id
+                    }
+                    parents[e] = id
+                    next.append(UInt32(firstNew + formed.size))
+                    formed.append(
+                      x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
+                  } else {
+                    next.append(UInt32(e))
+                    if count > 1 {
+                      for q in neighbours {
+                        taken[q] = true
+                        next.append(members[q])
+                      }
                     }
                   }
                 }
@@ -256,57 +276,6 @@ public final class ClusterIndex: @unchecked Sendable {
       }
     }
     entries.parent = parentIds
-    entries.append(contentsOf: formed)
-    return next
-  }
-
-  /// `cluster(_:zoom:)` with one tree query per item, for coordinates the neighbour grid cannot
-  /// hold (far outside the projected world).
-  private func clusterByQueries(_ level: Level, zoom: Int, radius r: Double) -> [UInt32] {
-    let minPoints = options.minPoints
-    let tree = tree(zoom + 1)
-    var next: [UInt32] = []
-    next.reserveCapacity(level.members.count)
-    var formed = Entries()
-    let firstNew = entries.size
-    var taken = [Bool](repeating: false, count: level.members.count)
-    var neighbours: [Int] = []
-    for p in 0..<level.members.count {
-      if taken[p] { continue }
-      taken[p] = true
-      let e = Int(level.members[p])
-      let x = entries.x[e]
-      let y = entries.y[e]
-      neighbours.removeAll(keepingCapacity: true)
-      tree.within(x: x, y: y, radius: r) { if !taken[$0] { neighbours.append($0) } }
-      let originCount = entries.count[e]
-      var count = originCount
-      for q in neighbours { count += entries.count[Int(level.members[q])] }
-      if count > originCount && count >= minPoints {
-        var wx = x * Double(originCount)
-        var wy = y * Double(originCount)
-        let id = (p << 5) + (zoom + 1) + inputCount
-        for q in neighbours {
-          taken[q] = true
-          let k = Int(level.members[q])
-          let weight = Double(entries.count[k])
-          wx += entries.x[k] * weight
-          wy += entries.y[k] * weight
-          entries.parent[k] = id
-        }
-        entries.parent[e] = id
-        next.append(UInt32(firstNew + formed.size))
-        formed.append(x: wx / Double(count), y: wy / Double(count), count: count, ident: id)
-      } else {
-        next.append(UInt32(e))
-        if count > 1 {
-          for q in neighbours {
-            taken[q] = true
-            next.append(level.members[q])
-          }
-        }
-      }
-    }
     entries.append(contentsOf: formed)
     return next
   }

@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeClustering
 import GeoPipeSpatialIndex
 import Testing
 
@@ -88,6 +89,19 @@ struct FixedRadiusNeighboursTests {
       let found = tree.range(minX: x, minY: y, maxX: x + 0.3, maxY: y + 0.2)
       #expect(found == found.sorted { ranks[$0] < ranks[$1] })
     }
+  }
+
+  @Test("the cluster index falls back to tree queries when the grid cannot hold the points")
+  func clusterIndexFallsBackToTreeQueries() throws {
+    // An infinite longitude leaves the grid without bounds; the rest still cluster.
+    let index = ClusterIndex(coordinates: [(0, 10), (.infinity, 10), (0, 10), (0, 10)])
+    let clusters = index.itemsAcrossZooms().compactMap { entry -> (id: Int, count: Int)? in
+      if case .cluster(let id, let count, _, _) = entry.item { (id, count) } else { nil }
+    }
+    let cluster = try #require(clusters.first, "no cluster formed")
+    #expect(clusters.count == 1 && cluster.count == 3, "\(clusters)")
+    #expect(try index.leaves(of: cluster.id).sorted() == [0, 2, 3])
+    #expect(index.itemsAcrossZooms().contains { $0.item == .point(index: 1) })
   }
 
   @Test("no items, one item, and coordinates the grid cannot hold")
