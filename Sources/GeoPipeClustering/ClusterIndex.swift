@@ -204,10 +204,11 @@ public final class ClusterIndex: @unchecked Sendable {
     }
   }
 
-  /// supercluster's greedy pass over a level: each unclaimed item, in level order, takes its
-  /// unclaimed neighbours, which `unclaimedNeighbours(p, taken, &list)` appends to `list` in
-  /// the order their centroid terms are summed (and, below `minPoints`, the next level lists
-  /// them). Returns the next level's entries.
+  /// supercluster's greedy pass over a level; returns the next level's entries.
+  ///
+  /// Each unclaimed item, in level order, takes its unclaimed neighbours, which
+  /// `unclaimedNeighbours(p, taken, &list)` appends to `list` in the order their centroid terms
+  /// are summed (and, below `minPoints`, the next level lists them).
   private func greedy(
     _ level: Level, zoom: Int,
     unclaimedNeighbours: (Int, UnsafeMutableBufferPointer<Bool>, inout [Int]) -> Void
