@@ -197,11 +197,15 @@ struct Command {
       }, threads: Command.threads)
   }
 
-  /// The GeoJSONSeq writer for features on standard output (`--rs`, `--no-rewind`).
+  /// The GeoJSONSeq writer for features on standard output (`--rs`, `--rewind`).
+  ///
+  /// Rings keep their direction unless `--rewind`: standard output usually feeds another
+  /// command, and what a stage computes can depend on which way a ring runs (GEOS's
+  /// topology-preserving simplifier does); `write` winds them for files.
   static func standardOutputWriter(_ values: OptionValues) throws -> GeoJSONSeqWriter {
     var options = WriteOptions()
     options.recordSeparator = values.flag("rs")
-    options.rewind = !values.flag("no-rewind")
+    options.rewind = values.flag("rewind")
     options.threads = Command.threads
     return GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
   }

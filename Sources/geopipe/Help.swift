@@ -13,8 +13,10 @@ enum Help {
   static let stdoutOptions: [OptionSpec] = [
     OptionSpec("rs", .flag, help: "Write RS-delimited GeoJSONSeq (RFC 8142) to standard output."),
     OptionSpec(
-      "no-rewind", .flag,
-      help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
+      "rewind", .flag,
+      help:
+        "Wind polygon rings as RFC 7946 asks on standard output (rings otherwise keep the"
+        + " direction they were read in, so the next command sees them as written)."),
   ]
 
   static func overview() -> String {
@@ -41,7 +43,8 @@ enum Help {
     }
     lines += [
       "",
-      "Between commands features travel as GeoJSONSeq: one GeoJSON Feature per line.",
+      "Between commands features travel as GeoJSONSeq: one GeoJSON Feature per line, polygon",
+      "rings as read (write winds them as RFC 7946 asks; --rewind on standard output too).",
       "Points are LON,LAT and boxes W,S,E,N everywhere, as in GeoJSON.",
       "",
       "EXIT STATUS: 0 success, 1 validation findings, 64 usage error, 65 bad input data,",

@@ -49,8 +49,8 @@ struct RoundTripTests {
       }
       let seq = bytes(b)
       #expect(!seq.isEmpty)
-      // `read` streams what `convert` writes to a .geojsonl file.
-      let read = try geopipe(["read", input])
+      // `read --rewind` streams what `convert` writes to a .geojsonl file.
+      let read = try geopipe(["read", "--rewind", input])
       #expect(read.status == 0, "\(read)")
       #expect(read.stdout == seq)
       #expect(seq == bytes(c), "GeoJSONSeq → GeoJSONSeq changed the features")
@@ -82,10 +82,16 @@ struct RoundTripTests {
       }
       #expect(bytes(b) == bytes(c))
       #expect(bytes(b) == bytes(e))
-      // `read --no-rewind` streams what `convert --no-rewind` writes to a file.
-      let read = try geopipe(["read", "--no-rewind", input])
+      // `read` streams rings as given, as `convert --no-rewind` writes them to a file, and
+      // `read --rewind` as `convert` does.
+      let read = try geopipe(["read", input])
       #expect(read.status == 0, "\(read)")
       #expect(read.stdout == bytes(b))
+      let rewound = try geopipe(["read", "--rewind", input])
+      let converted = dir.appendingPathComponent("f.geojsonl")
+      #expect(try geopipe(["convert", input, converted.path]).status == 0)
+      #expect(rewound.status == 0, "\(rewound)")
+      #expect(rewound.stdout == bytes(converted))
     }
   }
 
@@ -150,7 +156,7 @@ struct RoundTripTests {
     arguments: ["awkward.geojson", "features.geojsonl", "features.geojsons", "one-line.geojson"])
   func readsGeoJSONValuesExactly(file: String) throws {
     let expected = try sourceFeatures(file)
-    let read = try geopipe(["read", "--no-rewind", Self.folder.appendingPathComponent(file).path])
+    let read = try geopipe(["read", Self.folder.appendingPathComponent(file).path])
     #expect(read.status == 0, "\(read)")
     let actual = try JSON.parseSequence(read.stdout)
     #expect(actual.count == expected.count)
@@ -395,8 +401,8 @@ struct OutputFormatTests {
     try withTemporaryDirectory { dir in
       let out = dir.appendingPathComponent("features.out")
       let run = try geopipe([
-        "convert", "--output-format", "geojsonseq", CLI.fixtures("cli/world.geojson").path,
-        out.path,
+        "convert", "--no-rewind", "--output-format", "geojsonseq",
+        CLI.fixtures("cli/world.geojson").path, out.path,
       ])
       #expect(run.status == 0, "\(run)")
       #expect(text(out) == text(CLI.fixtures("cli/world.read.geojsonl")))

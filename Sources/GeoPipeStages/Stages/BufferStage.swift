@@ -66,7 +66,8 @@ enum BufferStage {
             }
             if result.bbox == nil { return .drop(reason: "that shrank to nothing") }
             var buffered = feature
-            buffered.geometry = result
+            // GEOS gives clockwise shells; new polygons are wound as RFC 7946 asks.
+            buffered.geometry = result.rewound()
             return .emit(buffered)
           }))
     })

@@ -54,9 +54,11 @@ enum CircleStage {
             let metres = try radius ?? Self.radius(of: feature, property: property ?? "", index)
             var circle = feature
             do {
+              // Vertices run clockwise (by azimuth); new polygons are wound as RFC 7946 asks.
               circle.geometry = try GeodesicCircle.polygon(
                 lon: centre.x, lat: centre.y, radius: metres, segments: segments,
-                geos: worker.geos)
+                geos: worker.geos
+              ).rewound()
             } catch let error as GeoPipeError {
               throw GeoPipeError("feature \(index): \(error.message)", status: error.status)
             } catch {

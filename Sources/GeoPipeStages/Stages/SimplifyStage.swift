@@ -23,10 +23,10 @@ enum SimplifyStage {
       error, or kept as it was with --keep-collapsed. --min-area drops polygons and holes
       smaller than an area on the ellipsoid (after simplifying).
       Features are simplified on every processor; output stays in input order.
-      Rings reach GEOS as they arrive. 'geopipe read' winds polygon rings as RFC 7946 asks
-      (unless --no-rewind), and the topology-preserving simplifier's choices can depend on
-      which way a ring runs: for exactly GEOS's result on a file's rings as written, give the
-      file on standard input (geopipe simplify ... < file.geojson) or read it with --no-rewind.
+      Rings reach GEOS as they were read: the topology-preserving simplifier's choices can
+      depend on which way a ring runs, and commands pass rings on unchanged between them
+      (only 'write' winds them as RFC 7946 asks), so 'geopipe read f | geopipe simplify' gives
+      GEOS's own result on the file's rings as written.
       """,
     examples: [
       "geopipe simplify --tolerance 0.001 --method topology < coast.geojson.gz > coast.geojsonl",
