@@ -72,7 +72,9 @@ var targets: [Target] = [
     name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeStagesTests",
-    dependencies: ["GeoPipeStages", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS"],
+    dependencies: [
+      "GeoPipeStages", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeIO",
+    ],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeClusteringTests", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
@@ -125,7 +127,8 @@ if ProcessInfo.processInfo.environment["GEOPIPE_BENCH"] != nil {
   products.append(.executable(name: "ClusterBench", targets: ["ClusterBench"]))
   targets.append(
     .executableTarget(
-      name: "GeometryBench", dependencies: ["BenchSupport", "GeoPipeGEOS", "GeoPipeIO"],
+      name: "GeometryBench",
+      dependencies: ["BenchSupport", "GeoPipeGEOS", "GeoPipeGeometry", "GeoPipeIO"],
       path: "bench/GeometryBench", swiftSettings: strict))
   products.append(.executable(name: "GeometryBench", targets: ["GeometryBench"]))
   targets.append(

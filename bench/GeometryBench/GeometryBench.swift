@@ -2,12 +2,15 @@ import BenchSupport
 import Foundation
 import GeoPipeCore
 import GeoPipeGEOS
+import GeoPipeGeometry
 import GeoPipeIO
 
-/// Times geopipe's simplify step (a `Geometry` to GEOS, GEOSSimplify or
-/// GEOSTopologyPreserveSimplify, and back) on the geometries of a file, on one thread.
+/// Times geopipe's simplify step on the geometries of a file, on one thread: `dp` is a
+/// `Geometry` to GEOS, GEOSSimplify and back; `topology` is geopipe's own topology-preserving
+/// simplifier (what the stage runs); `topology-geos` is GEOSTopologyPreserveSimplify through
+/// the GEOS wrapper, for comparison.
 ///
-///     GeometryBench FILE TOLERANCE RUNS [--wkt OUT] [--method dp|topology]
+///     GeometryBench FILE TOLERANCE RUNS [--wkt OUT] [--method dp|topology|topology-geos]
 ///
 /// Prints one tab-separated line per method: method, best CPU seconds of RUNS runs, and the
 /// total vertex count of the results (so that a C harness calling GEOS directly on the same
@@ -28,24 +31,23 @@ enum GeometryBench {
     guard arguments.count >= 3, let tolerance = Double(arguments[1]), let runs = Int(arguments[2])
     else {
       throw GeoPipeError.usage(
-        "usage: GeometryBench FILE TOLERANCE RUNS [--wkt OUT] [--method dp|topology]")
+        "usage: GeometryBench FILE TOLERANCE RUNS [--wkt OUT] [--method dp|topology|topology-geos]"
+      )
     }
     let reader = try FeatureReaders.open(arguments[0])
     var geometries: [Geometry] = []
     while let feature = try reader.next() {
       if let geometry = feature.geometry { geometries.append(geometry) }
     }
-    var methods = SimplificationMethod.allCases
+    var methods = ["dp", "topology", "topology-geos"]
     var k = 3
     while k + 1 < arguments.count {
       if arguments[k] == "--wkt" {
         var text = ""
         for geometry in geometries { text += WKTWriter.string(geometry) + "\n" }
         try Data(text.utf8).write(to: URL(fileURLWithPath: arguments[k + 1]))
-      } else if arguments[k] == "--method",
-        let method = SimplificationMethod(rawValue: arguments[k + 1])
-      {
-        methods = [method]
+      } else if arguments[k] == "--method" {
+        methods = [arguments[k + 1]]
       }
       k += 2
     }
@@ -57,13 +59,19 @@ enum GeometryBench {
         let start = cpuSeconds()
         var count = 0
         for geometry in geometries {
-          let result = try context.simplify(geometry, tolerance: tolerance, method: method)
-          count += vertexCount(result)
+          let result =
+            switch method {
+            case "dp": try context.simplify(geometry, tolerance: tolerance, method: .douglasPeucker)
+            case "topology": TopologyPreservingSimplifier.simplify(geometry, tolerance: tolerance)
+            default:
+              try context.simplify(geometry, tolerance: tolerance, method: .topologyPreserving)
+            }
+          count += result.map(vertexCount) ?? 0
         }
         best = min(best, cpuSeconds() - start)
         vertices = count
       }
-      print("\(method.rawValue)\t\(String(format: "%.4f", best))\t\(vertices)")
+      print("\(method)\t\(String(format: "%.4f", best))\t\(vertices)")
     }
   }
 
