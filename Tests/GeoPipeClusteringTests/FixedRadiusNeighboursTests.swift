@@ -1,5 +1,6 @@
 import Foundation
 import GeoPipeClustering
+import GeoPipeCore
 import GeoPipeSpatialIndex
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeCore
 import GeoPipeSpatialIndex
 import Testing
 
@@ -240,21 +241,5 @@ struct PointCloud {
     return (
       Double.random(in: -190...190, using: &random), Double.random(in: -95...95, using: &random)
     )
-  }
-}
-
-/// SplitMix64 (Steele, Lea and Flood, 2014): a small seeded generator, so every run draws the
-/// same points and queries.
-struct SplitMix64: RandomNumberGenerator {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

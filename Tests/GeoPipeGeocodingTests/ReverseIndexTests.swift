@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeCore
 import Testing
 
 @testable import GeoPipeGeocoding
@@ -49,7 +50,7 @@ import Testing
   static func check(
     _ index: ReverseIndex, _ places: [Place], latitude: Double, longitude: Double,
     maxDistance: Double? = nil, accept: ((Int) -> Bool)? = nil, count: Int = 0,
-    sourceLocation: SourceLocation = #_sourceLocation
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
   ) {
     let expected = bruteForce(
       places, latitude: latitude, longitude: longitude, maxDistance: maxDistance, accept: accept,
@@ -72,18 +73,6 @@ import Testing
 
   // MARK: Data
 
-  /// SplitMix64: the same numbers on every platform and run.
-  struct Random: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-  }
-
   static func place(_ id: Int64, _ latitude: Double, _ longitude: Double, population: Int64 = 0)
     -> Place
   {
@@ -93,7 +82,7 @@ import Testing
   }
 
   /// A point uniformly distributed on the sphere.
-  static func uniformPoint(_ random: inout Random) -> (Double, Double) {
+  static func uniformPoint(_ random: inout SplitMix64) -> (Double, Double) {
     let latitude = asin(Double.random(in: -1...1, using: &random)) * 180 / .pi
     return (latitude, Double.random(in: -180...180, using: &random))
   }
@@ -102,7 +91,7 @@ import Testing
   /// villages, duplicates at one point, places on the poles and the antimeridian, populations
   /// drawn from a few values so that ties occur.
   static func gazetteerLike(count: Int, seed: UInt64) -> [Place] {
-    var random = Random(state: seed)
+    var random = SplitMix64(seed: seed)
     var places: [Place] = []
     let populations: [Int64] = [0, 0, 500, 1000, 1000, 25000]
     var centres: [(Double, Double)] = []
@@ -145,7 +134,7 @@ import Testing
   /// Queries: uniform, next to places, exactly on places, poles, the antimeridian, and
   /// longitudes outside ±180.
   static func queries(near places: [Place], count: Int, seed: UInt64) -> [(Double, Double)] {
-    var random = Random(state: seed)
+    var random = SplitMix64(seed: seed)
     var result: [(Double, Double)] = []
     while result.count < count {
       let place = places.randomElement(using: &random) ?? places[0]
@@ -182,7 +171,7 @@ import Testing
   }
 
   @Test func matchesBruteForceOnUniformPlaces() {
-    var random = Random(state: 3)
+    var random = SplitMix64(seed: 3)
     let places = (0..<3000).map { id in
       let (latitude, longitude) = Self.uniformPoint(&random)
       return Self.place(Int64(id), latitude, longitude, population: Int64(id % 7))
@@ -213,7 +202,7 @@ import Testing
   }
 
   @Test func returnsNothingBeyondTheMaximumDistance() {
-    var random = Random(state: 14)
+    var random = SplitMix64(seed: 14)
     for (latitude, longitude) in Self.queries(near: Self.places, count: 500, seed: 15) {
       let maxDistance: Double = [0, 1, 100, 10_000, 1_000_000].randomElement(using: &random) ?? 0
       Self.check(

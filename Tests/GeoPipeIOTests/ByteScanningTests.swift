@@ -20,7 +20,7 @@ import Darwin
   }
 
   @Test func structureMasksMatchTheBytes() {
-    var g = SplitMix64(state: 1)
+    var g = SplitMix64(seed: 1)
     let alphabet = Array("ab\"\\{}[],:".utf8)
     for _ in 0..<2000 {
       let bytes = randomBytes(64, alphabet, &g)
@@ -38,7 +38,7 @@ import Darwin
   }
 
   @Test func escapedBytesFollowOddRunsOfBackslashes() {
-    var g = SplitMix64(state: 2)
+    var g = SplitMix64(seed: 2)
     for _ in 0..<2000 {
       // Three blocks, so that runs of backslashes cross block edges.
       let bytes = randomBytes(192, Array("a\\\\\\\"".utf8), &g)
@@ -67,7 +67,7 @@ import Darwin
   }
 
   @Test func utf8ValidationAgreesWithTheStandardLibrary() {
-    var g = SplitMix64(state: 3)
+    var g = SplitMix64(seed: 3)
     let alphabet: [UInt8] = [
       0x61, 0x7F, 0x80, 0xBF, 0xC0, 0xC2, 0xDF, 0xE0, 0xA0, 0xED, 0x9F, 0xEF, 0xF0, 0x90, 0xF4,
       0x8F, 0xF5,
@@ -88,7 +88,7 @@ import Darwin
   }
 
   @Test func digitRunsAreCountedAndValued() {
-    var g = SplitMix64(state: 4)
+    var g = SplitMix64(seed: 4)
     for _ in 0..<20000 {
       let bytes = randomBytes(8, Array("0123456789".utf8) + [0x2E, 0x2F, 0x3A, 0x65], &g)
       let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
@@ -103,7 +103,7 @@ import Darwin
   }
 
   @Test func keyCacheGivesEachKeysOwnText() {
-    var g = SplitMix64(state: 7)
+    var g = SplitMix64(seed: 7)
     let cache = KeyCache()
     var keys: [[UInt8]] = []
     for _ in 0..<200 {
@@ -125,7 +125,7 @@ import Darwin
   }
 
   @Test func lineCountsMatchACountByBytes() {
-    var g = SplitMix64(state: 5)
+    var g = SplitMix64(seed: 5)
     for _ in 0..<500 {
       let count = Int.random(in: 0..<700, using: &g)
       let bytes = randomBytes(count, Array("ab\n\n é".utf8), &g)
@@ -152,7 +152,7 @@ import Darwin
   }
 
   @Test func jsonNumbersMatchStrtodBitForBit() throws {
-    var g = SplitMix64(state: 6)
+    var g = SplitMix64(seed: 6)
     var texts = [
       "0", "-0", "0.0", "-0.0", "0e0", "1e23", "9007199254740993", "18446744073709551616",
       "2.0000000000000002220446049250313080847263336181640625", "5e-324", "2.4703282292062328e-324",

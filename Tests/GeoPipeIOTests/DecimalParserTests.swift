@@ -1,3 +1,4 @@
+import GeoPipeCore
 import Testing
 
 @testable import GeoPipeIO
@@ -154,7 +155,7 @@ private let hardCases: [String] = [
   }
 
   @Test func neverTrapsAndAgreesWithStrtodOnRandomBytes() {
-    var generator = SplitMix64(state: 7)
+    var generator = SplitMix64(seed: 7)
     let alphabet = Array("0123456789+-.eE x".utf8)
     var mismatches: [String] = []
     for _ in 0..<100_000 {
@@ -178,7 +179,7 @@ private let hardCases: [String] = [
   }
 
   @Test func matchesStrtodOnRandomDoubleDescriptions() {
-    var generator = SplitMix64(state: 1)
+    var generator = SplitMix64(seed: 1)
     var texts: [String] = []
     for index in 0..<200_000 {
       let value: Double
@@ -197,7 +198,7 @@ private let hardCases: [String] = [
   }
 
   @Test func matchesStrtodOnRandomShortDecimals() {
-    var generator = SplitMix64(state: 2)
+    var generator = SplitMix64(seed: 2)
     var texts: [String] = []
     for _ in 0..<200_000 {
       texts.append(randomDecimal(digits: Int.random(in: 6...17, using: &generator), &generator))
@@ -208,7 +209,7 @@ private let hardCases: [String] = [
   }
 
   @Test func matchesStrtodOnRandomLongMantissas() {
-    var generator = SplitMix64(state: 3)
+    var generator = SplitMix64(seed: 3)
     var texts: [String] = []
     for _ in 0..<20_000 {
       texts.append(randomDecimal(digits: Int.random(in: 17...25, using: &generator), &generator))

@@ -53,7 +53,7 @@ import Testing
   }
 
   @Test func matchesTheOneThreadReaderOnRandomCollections() {
-    var g = SplitMix64(state: 42)
+    var g = SplitMix64(seed: 42)
     for round in 0..<300 {
       var text = randomCollection(&g)
       if round % 3 == 1 {
@@ -83,7 +83,7 @@ import Testing
 
   @Test func matchesTheOneThreadReaderOnLongCollections() {
     // Many features, so that runs of them cross 64-byte blocks, window refills and batches.
-    var g = SplitMix64(state: 7)
+    var g = SplitMix64(seed: 7)
     for round in 0..<40 {
       var runs: [String] = []
       for _ in 0..<8 { runs.append(randomFeatures(&g)) }

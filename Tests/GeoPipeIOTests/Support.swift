@@ -68,16 +68,3 @@ func encodeSeq(_ features: [Feature], options: WriteOptions = WriteOptions()) th
   try writer.finish()
   return String(decoding: sink.bytes, as: UTF8.self)
 }
-
-/// A small deterministic generator (SplitMix64) so random tests are reproducible.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var mixed = state
-    mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-    return mixed ^ (mixed >> 31)
-  }
-}

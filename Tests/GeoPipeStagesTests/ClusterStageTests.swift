@@ -10,7 +10,7 @@ import Testing
 @Suite struct ClusterStageTests {
   /// Points around a few centres, with a group and a population each (seeded, so stable).
   static let points: [Feature] = {
-    var random = SeededRandom(seed: 42)
+    var random = SplitMix64(seed: 42)
     let centres = [(2.35, 48.85), (13.4, 52.5), (-0.12, 51.5), (12.5, 41.9)]
     let kinds = ["city", "town", "village"]
     return (0..<600).map { k in
@@ -186,21 +186,4 @@ import Testing
     let center = Centroid.of(square)
     #expect(center?.longitude == 1 && center?.latitude == 1)
   }
-}
-
-/// SplitMix64: a small seeded generator, so test data is the same on every run.
-struct SeededRandom {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

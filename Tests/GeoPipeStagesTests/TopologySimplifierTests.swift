@@ -68,26 +68,10 @@ import Testing
     }
   }
 
-  /// A deterministic generator (SplitMix64).
-  struct Random {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
-    }
-    mutating func int(_ range: ClosedRange<Int>) -> Int {
-      range.lowerBound + Int(next() % UInt64(range.count))
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-  }
-
   /// A ring around (cx, cy): angles in order, radii jittered; on a small integer grid when
   /// `snapped`, so that points repeat and segments overlap or touch.
   static func ring(
-    _ random: inout Random, cx: Double, cy: Double, radius: Double, points: Int, snapped: Bool
+    _ random: inout SplitMix64, cx: Double, cy: Double, radius: Double, points: Int, snapped: Bool
   ) -> CoordinateArray {
     var ring = CoordinateArray()
     for k in 0..<points {
@@ -105,51 +89,55 @@ import Testing
     return ring
   }
 
-  static func randomGeometry(_ random: inout Random) -> Geometry {
-    let snapped = random.int(0...1) == 0
-    let scale = snapped ? Double(random.int(3...40)) : 1 + 100 * random.unit()
-    switch random.int(0...3) {
+  static func randomGeometry(_ random: inout SplitMix64) -> Geometry {
+    let snapped = Int.random(in: 0...1, using: &random) == 0
+    let scale = snapped ? Double(Int.random(in: 3...40, using: &random)) : 1 + 100 * random.unit()
+    switch Int.random(in: 0...3, using: &random) {
     case 0:
       // A random walk: crosses itself, doubles back, repeats points.
       var line = CoordinateArray()
       var x = 0.0
       var y = 0.0
-      for _ in 0..<random.int(2...200) {
+      for _ in 0..<Int.random(in: 2...200, using: &random) {
         line.append(Position(x: x, y: y))
-        x += snapped ? Double(random.int(-2...2)) : (random.unit() - 0.5) * scale
-        y += snapped ? Double(random.int(-2...2)) : (random.unit() - 0.5) * scale
+        x +=
+          snapped ? Double(Int.random(in: -2...2, using: &random)) : (random.unit() - 0.5) * scale
+        y +=
+          snapped ? Double(Int.random(in: -2...2, using: &random)) : (random.unit() - 0.5) * scale
       }
       return .lineString(line)
     case 1:
       let shell = ring(
-        &random, cx: 0, cy: 0, radius: scale, points: random.int(3...120), snapped: snapped)
+        &random, cx: 0, cy: 0, radius: scale, points: Int.random(in: 3...120, using: &random),
+        snapped: snapped)
       var rings = [shell]
-      for _ in 0..<random.int(0...3) {
+      for _ in 0..<Int.random(in: 0...3, using: &random) {
         rings.append(
           ring(
             &random, cx: (random.unit() - 0.5) * scale, cy: (random.unit() - 0.5) * scale,
-            radius: scale / 4, points: random.int(3...30), snapped: snapped))
+            radius: scale / 4, points: Int.random(in: 3...30, using: &random), snapped: snapped))
       }
       return .polygon(rings)
     case 2:
       var polygons: [[CoordinateArray]] = []
-      for _ in 0..<random.int(1...5) {
+      for _ in 0..<Int.random(in: 1...5, using: &random) {
         polygons.append([
           ring(
-            &random, cx: Double(random.int(-2...2)) * scale, cy: Double(random.int(-2...2)) * scale,
-            radius: scale, points: random.int(3...60), snapped: snapped)
+            &random, cx: Double(Int.random(in: -2...2, using: &random)) * scale,
+            cy: Double(Int.random(in: -2...2, using: &random)) * scale,
+            radius: scale, points: Int.random(in: 3...60, using: &random), snapped: snapped)
         ])
       }
       return .multiPolygon(polygons)
     default:
       var lines: [CoordinateArray] = []
-      for _ in 0..<random.int(1...6) {
+      for _ in 0..<Int.random(in: 1...6, using: &random) {
         var line = CoordinateArray()
-        for _ in 0..<random.int(2...40) {
+        for _ in 0..<Int.random(in: 2...40, using: &random) {
           line.append(
             Position(
-              x: Double(random.int(-10...10)) * (snapped ? 1 : scale / 10),
-              y: Double(random.int(-10...10)) * (snapped ? 1 : scale / 10)))
+              x: Double(Int.random(in: -10...10, using: &random)) * (snapped ? 1 : scale / 10),
+              y: Double(Int.random(in: -10...10, using: &random)) * (snapped ? 1 : scale / 10)))
         }
         lines.append(line)
       }
@@ -160,10 +148,10 @@ import Testing
   @Test("random shapes keep the positions GEOS keeps")
   func randomShapes() throws {
     let geos = try GEOSContext()
-    var random = Random(state: 20_261_201)
+    var random = SplitMix64(seed: 20_261_201)
     for n in 0..<3000 {
       let geometry = Self.randomGeometry(&random)
-      let tolerance = [0, 0.5, 1, 2, 5, 20][random.int(0...5)]
+      let tolerance = [0, 0.5, 1, 2, 5, 20][Int.random(in: 0...5, using: &random)]
       try expectSameAsGEOS(geometry, tolerance: tolerance, geos: geos, "random shape \(n)")
     }
   }

@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import GeoPipeCore
 import GeoPipeGeocoding
 
 /// Times forward and reverse geocoding against a gazetteer, with everything in memory.
@@ -248,21 +249,6 @@ enum GeocodeBench {
 struct UnsafeSendable<T>: @unchecked Sendable {
   var value: T
   init(_ value: T) { self.value = value }
-}
-
-/// SplitMix64: the same numbers on every platform and run.
-struct SplitMix64 {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
 }
 
 /// The command line.
