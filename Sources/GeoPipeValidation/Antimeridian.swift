@@ -64,15 +64,26 @@ public enum Antimeridian {
   }
 
   /// Splits a polygon by unwrapping its rings to continuous longitudes and clipping the result
-  /// at ±180°; a ring around a pole cannot be split this way and is left as it is.
+  /// at ±180°.
+  ///
+  /// A shell that goes once around a pole (its unwrapped longitudes end 360° from where they
+  /// start) is closed along that pole first — the pole on the side of the ring's mean
+  /// latitude — so that it becomes a cap from ±180° to the pole.
   private static func splitPolygon(_ rings: [CoordinateArray]) -> [[CoordinateArray]] {
-    guard let exterior = rings.first, let shell = unwrap(exterior, near: nil) else {
+    guard let exterior = rings.first, exterior.count > 3 else { return [rings] }
+    var shell = unwrapped(exterior, near: nil)
+    let first = shell[0]
+    let last = shell[shell.count - 1]
+    let turn = last.x - first.x
+    if abs(turn - 360) < 1e-9 || abs(turn + 360) < 1e-9 {
+      var sum = 0.0
+      shell.forEachXY { _, y in sum += y }
+      let pole: Double = sum >= 0 ? 90 : -90
+      shell.append(Position(x: last.x, y: pole))
+      shell.append(Position(x: first.x, y: pole))
+      shell.append(first)
+    } else if abs(turn) > 1e-9 {
       return [rings]
-    }
-    var unwrapped = [shell]
-    for hole in rings.dropFirst() {
-      guard let ring = unwrap(hole, near: shell[0].x) else { return [rings] }
-      unwrapped.append(ring)
     }
     var west = Double.infinity
     var east = -Double.infinity
@@ -80,25 +91,31 @@ public enum Antimeridian {
       west = min(west, x)
       east = max(east, x)
     }
-    let edge: Double
-    if east > 180 {
-      edge = 180
-    } else if west < -180 {
-      edge = -180
-    } else {
-      return [unwrapped]
+    var unwrappedRings = [shell]
+    for hole in rings.dropFirst() {
+      var ring = unwrapped(hole, near: first.x)
+      guard abs(ring[ring.count - 1].x - ring[0].x) < 1e-9 else { return [rings] }
+      // A hole lies within the shell's span of longitudes (which may run past ±180°).
+      let shift = ring[0].x < west ? 360.0 : ring[0].x > east ? -360 : 0
+      if shift != 0 { ring.transformXY { x, _ in x += shift } }
+      unwrappedRings.append(ring)
     }
+    if west >= -180 && east <= 180 { return [unwrappedRings] }
+    // The world copies the shell touches, each clipped to [-180, 180] after moving it there.
     var pieces: [[CoordinateArray]] = []
-    for keepBelow in [true, false] {
-      let shift: Double = (keepBelow == (edge == 180)) ? 0 : (edge == 180 ? -360 : 360)
+    let lowest = Int(((west + 180) / 360).rounded(.down))
+    let highest = Int(((east - 180) / 360).rounded(.up))
+    for copy in lowest...highest {
+      let shift = -360 * Double(copy)
       var piece: [CoordinateArray] = []
-      for (k, ring) in unwrapped.enumerated() {
-        var clipped = clip(ring, at: edge, keepBelow: keepBelow)
+      for (k, ring) in unwrappedRings.enumerated() {
+        var moved = ring
+        moved.transformXY { x, _ in x += shift }
+        let clipped = clip(clip(moved, at: -180, keepBelow: false), at: 180, keepBelow: true)
         guard clipped.count >= 4 else {
           if k == 0 { break }
           continue
         }
-        if shift != 0 { clipped.transformXY { x, _ in x += shift } }
         piece.append(clipped)
       }
       if !piece.isEmpty { pieces.append(piece) }
@@ -107,8 +124,12 @@ public enum Antimeridian {
   }
 
   /// The ring with each longitude moved by a multiple of 360° so no segment jumps more than
-  /// 180°, starting near `reference`; nil when it does not close (it goes around a pole).
-  private static func unwrap(_ ring: CoordinateArray, near reference: Double?) -> CoordinateArray? {
+  /// 180°, starting near `reference`.
+  ///
+  /// A ring around a pole ends 360° from where it started.
+  private static func unwrapped(_ ring: CoordinateArray, near reference: Double?)
+    -> CoordinateArray
+  {
     guard ring.count > 1 else { return ring }
     var result = CoordinateArray(dimension: ring.dimension)
     var first = ring[0]
@@ -121,7 +142,6 @@ public enum Antimeridian {
       result.append(p)
       previous = p
     }
-    guard abs(previous.x - first.x) < 1e-9 else { return nil }
     return result
   }
 

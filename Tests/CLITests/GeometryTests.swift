@@ -281,6 +281,27 @@ struct GeometryTests {
     #expect(
       shrunk.err.contains("buffer: dropped 1 feature that shrank to nothing"), "\(shrunk.err)")
   }
+
+  @Test func bufferIsCutAtTheAntimeridian() throws {
+    let line = """
+      {"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[179.95,-17]}}
+
+      """
+    let run = try geopipe(
+      ["buffer", "--distance", "20km", "--segments", "4"], stdin: Data(line.utf8))
+    #expect(run.status == 0, "\(run)")
+    let geometry = try #require(try JSON.parseSequence(run.stdout).first?["geometry"])
+    #expect(geometry["type"]?.string == "MultiPolygon")
+    let polygons = geometry["coordinates"]?.array ?? []
+    #expect(polygons.count == 2)
+    for polygon in polygons {
+      let ring = polygon.array?.first?.array ?? []
+      let lons = ring.compactMap { $0.array?[0].number }
+      // Each part stays on its side: no segment jumps across the map.
+      #expect((lons.max() ?? 0) - (lons.min() ?? 0) < 1, "\(lons)")
+      #expect(lons.contains(180) || lons.contains(-180), "\(lons)")
+    }
+  }
   @Test func simplifyRunsInAPipelineFile() throws {
     let oracle = try #require(
       Self.simplifyCases.first {

@@ -105,6 +105,28 @@ import Testing
     #expect(GeometryChecks.issues(in: split.rewound()).isEmpty)
   }
 
+  @Test(arguments: [(80.0, 90.0), (-75.0, -90.0)])
+  func closesARingAroundAPoleAlongThePole(latitude: Double, pole: Double) throws {
+    // Eight points around the pole, every 45°, without a point on the antimeridian.
+    var ring = CoordinateArray()
+    for k in 0..<8 { ring.append(Position(x: -157.5 + 45 * Double(k), y: latitude)) }
+    ring.append(ring[0])
+    if pole < 0 { ring.reverse() }
+    guard case .multiPolygon(let parts) = Antimeridian.split(.polygon([ring])) else {
+      Issue.record("expected a MultiPolygon")
+      return
+    }
+    #expect(parts.count == 2)
+    let boxes = parts.compactMap { Geometry.polygon($0).bbox }
+    let south = min(latitude, pole)
+    let north = max(latitude, pole)
+    #expect(boxes.contains(BBox(west: -157.5, south: south, east: 180, north: north)), "\(boxes)")
+    #expect(boxes.contains(BBox(west: -180, south: south, east: -157.5, north: north)), "\(boxes)")
+    // Every position is on the map, and the parts are clean once wound.
+    for part in parts { for ring in part { ring.forEachXY { x, _ in #expect(abs(x) <= 180) } } }
+    #expect(GeometryChecks.issues(in: Geometry.multiPolygon(parts).rewound()).isEmpty)
+  }
+
   @Test func leavesGeometriesThatDoNotCrossAlone() throws {
     let g = try #require(try geometry(#"{"type":"LineString","coordinates":[[10,0],[20,10]]}"#))
     #expect(Antimeridian.split(g) == g)

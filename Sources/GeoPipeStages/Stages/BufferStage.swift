@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeIO
+import GeoPipeValidation
 
 /// `buffer`: the area within a distance in metres of each geometry, with GEOS.
 enum BufferStage {
@@ -14,8 +15,9 @@ enum BufferStage {
       A negative distance shrinks polygons (lines and points then vanish and are dropped,
       counted on standard error). --segments sets the vertices per quarter circle. Meant for
       features up to a few hundred kilometres across: far from its zone's centre a UTM metre
-      drifts from a metre on the ground. Points are better served by 'geopipe circle', which
-      is exact on the ellipsoid.
+      drifts from a metre on the ground. A result that crosses the antimeridian is cut there
+      into a MultiPolygon (RFC 7946 §3.1.9). Points are better served by 'geopipe circle',
+      which is exact on the ellipsoid.
       """,
     examples: [
       "geopipe read roads.geojson | geopipe buffer --distance 50m",
@@ -66,8 +68,9 @@ enum BufferStage {
             }
             if result.bbox == nil { return .drop(reason: "that shrank to nothing") }
             var buffered = feature
-            // GEOS gives clockwise shells; new polygons are wound as RFC 7946 asks.
-            buffered.geometry = result.rewound()
+            // Cut where the result crosses the antimeridian (RFC 7946 §3.1.9); GEOS gives
+            // clockwise shells, and new polygons are wound as RFC 7946 asks.
+            buffered.geometry = Antimeridian.split(result).rewound()
             return .emit(buffered)
           }))
     })
