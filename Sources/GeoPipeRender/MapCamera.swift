@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeCore
 import GeoPipeMercator
 
 // The static map's camera, on the 256-point world convention (MapKit, the Google Maps SDK): at
@@ -25,33 +26,17 @@ struct MapCamera: Equatable {
   /// The world's width in points at this zoom.
   var worldSize: Double { WebMercator.worldSize(zoom: zoom) }
 
-  /// The camera that shows `west...east` × `south...north` (east < west crosses the
-  /// antimeridian) in the viewport less `padding` on every side, at the highest zoom that fits
-  /// and at most `maxZoom`, with bearing 0, centred on the box's midpoint in projected space.
+  /// The camera that shows `box` (east < west crosses the antimeridian) in the viewport less
+  /// `padding` on every side, at the highest zoom that fits and at most `maxZoom`, with
+  /// bearing 0, centred on the box's midpoint in projected space (`Camera.fitting`).
   static func fitting(
-    west: Double, south: Double, east: Double, north: Double, width: Double, height: Double,
-    padding: Double, maxZoom: Double
+    _ box: BBox, width: Double, height: Double, padding: Double, maxZoom: Double
   ) -> MapCamera {
-    let eastUnwrapped = east < west ? east + 360 : east
-    let x0 = unitX(west)
-    let x1 = unitX(eastUnwrapped)
-    let y0 = unitY(north)
-    let y1 = unitY(south)
-    let spanX = (x1 - x0) * 256
-    let spanY = (y1 - y0) * 256
-    let innerWidth = max(width - 2 * padding, 1)
-    let innerHeight = max(height - 2 * padding, 1)
-    var zoom = maxZoom
-    if spanX > 0 || spanY > 0 {
-      let fitX = spanX > 0 ? log2(innerWidth / spanX) : maxZoom
-      let fitY = spanY > 0 ? log2(innerHeight / spanY) : maxZoom
-      zoom = min(min(fitX, fitY), maxZoom)
-    }
-    zoom = max(zoom, 0)
-    var longitude = longitudeOf(unitX: (x0 + x1) / 2)
-    if longitude > 180 { longitude -= 360 }
+    let camera = Camera.fitting(
+      box, in: Viewport(width: width, height: height), insets: EdgeInsets(padding: padding),
+      limits: ZoomLimits(minZoom: 0, maxZoom: maxZoom))
     return MapCamera(
-      longitude: longitude, latitude: latitudeOf(unitY: (y0 + y1) / 2), zoom: zoom, bearing: 0,
+      longitude: camera.longitude, latitude: camera.latitude, zoom: camera.zoom, bearing: 0,
       width: width, height: height)
   }
 

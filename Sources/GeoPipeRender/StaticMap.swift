@@ -75,9 +75,7 @@ public struct StaticMap: Sendable {
         longitude: longitude, latitude: latitude, zoom: zoom, bearing: bearing, width: w,
         height: h)
     case .fitBounds(let box, let padding):
-      return MapCamera.fitting(
-        west: box.west, south: box.south, east: box.east, north: box.north, width: w, height: h,
-        padding: padding, maxZoom: maxFitZoom)
+      return MapCamera.fitting(box, width: w, height: h, padding: padding, maxZoom: maxFitZoom)
     case .fit(let padding):
       var box = BBox.empty
       for feature in features {
@@ -88,9 +86,7 @@ public struct StaticMap: Sendable {
           "render: no feature has a geometry to fit; give --fit-bounds or --center and --zoom",
           status: .dataError)
       }
-      return MapCamera.fitting(
-        west: box.west, south: box.south, east: box.east, north: box.north, width: w, height: h,
-        padding: padding, maxZoom: maxFitZoom)
+      return MapCamera.fitting(box, width: w, height: h, padding: padding, maxZoom: maxFitZoom)
     }
   }
 }

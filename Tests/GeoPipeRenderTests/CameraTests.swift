@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeCore
 import Testing
 
 @testable import GeoPipeRender
@@ -7,7 +8,7 @@ import Testing
 @Suite struct CameraTests {
   @Test func theWholeWorldFitsAt256PointsAtZoomZero() {
     let camera = MapCamera.fitting(
-      west: -180, south: -MapCamera.maxLatitude, east: 180, north: MapCamera.maxLatitude,
+      BBox(west: -180, south: -MapCamera.maxLatitude, east: 180, north: MapCamera.maxLatitude),
       width: 256, height: 256, padding: 0, maxZoom: 18)
     #expect(abs(camera.zoom) < 1e-9)
     #expect(abs(camera.longitude) < 1e-9)
@@ -18,7 +19,8 @@ import Testing
     // x from 0.5 to 0.75 and y from 0.25 to 0.5 of the world: 64 points at zoom 0.
     let north = atan(sinh(Double.pi / 2)) * 180 / .pi
     let camera = MapCamera.fitting(
-      west: 0, south: 0, east: 90, north: north, width: 256, height: 256, padding: 0, maxZoom: 18)
+      BBox(west: 0, south: 0, east: 90, north: north), width: 256, height: 256, padding: 0,
+      maxZoom: 18)
     #expect(abs(camera.zoom - 2) < 1e-9)
     #expect(abs(camera.longitude - 45) < 1e-9)
     // The centre is the midpoint in projected space (y = 0.375), not in degrees.
@@ -28,14 +30,15 @@ import Testing
   @Test func paddingAndTheNarrowerSideChooseTheZoom() {
     // 64 points wide at zoom 0 into 256 - 2·32 = 192 points: log2(3).
     let camera = MapCamera.fitting(
-      west: 0, south: -10, east: 90, north: 10, width: 256, height: 800, padding: 32,
+      BBox(west: 0, south: -10, east: 90, north: 10), width: 256, height: 800, padding: 32,
       maxZoom: 18)
     #expect(abs(camera.zoom - log2(3)) < 1e-9)
   }
 
   @Test func aSinglePointFitsAtTheMaximumZoom() {
     let camera = MapCamera.fitting(
-      west: 2.35, south: 48.85, east: 2.35, north: 48.85, width: 100, height: 100, padding: 10,
+      BBox(west: 2.35, south: 48.85, east: 2.35, north: 48.85), width: 100, height: 100,
+      padding: 10,
       maxZoom: 18)
     #expect(camera.zoom == 18)
     #expect(abs(camera.longitude - 2.35) < 1e-9)
@@ -44,7 +47,7 @@ import Testing
 
   @Test func boxesAcrossTheAntimeridianAreCentredOnIt() {
     let camera = MapCamera.fitting(
-      west: 170, south: -10, east: -170, north: 10, width: 512, height: 1024, padding: 0,
+      BBox(west: 170, south: -10, east: -170, north: 10), width: 512, height: 1024, padding: 0,
       maxZoom: 18)
     #expect(abs(abs(camera.longitude) - 180) < 1e-9)
     // 20 degrees are 256·20/360 points at zoom 0.
