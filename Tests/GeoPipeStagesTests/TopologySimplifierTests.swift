@@ -156,6 +156,30 @@ import Testing
     }
   }
 
+  @Test("Douglas-Peucker keeps the line vertices GEOS keeps")
+  func douglasPeuckerLines() throws {
+    let geos = try GEOSContext()
+    var random = SplitMix64(seed: 7_919)
+    var cases: [Geometry] = []
+    for file in Self.files { cases += try Self.geometries(file) }
+    for _ in 0..<1000 { cases.append(Self.randomGeometry(&random)) }
+    var lines = 0
+    for (n, geometry) in cases.enumerated() {
+      for tolerance in [0.0, 1e-3, 0.01, 0.5, 2] {
+        let own = LineSimplifier.douglasPeucker(geometry, tolerance: tolerance)
+        guard geometry.kind == .lineString || geometry.kind == .multiLineString else {
+          #expect(own == nil)
+          continue
+        }
+        lines += 1
+        let expected = try geos.simplify(geometry, tolerance: tolerance, method: .douglasPeucker)
+        #expect(own?.kind == geometry.kind)
+        #expect(own.map(Self.lines) == Self.lines(expected), "case \(n) at \(tolerance)")
+      }
+    }
+    #expect(lines > 1000)
+  }
+
   @Test func pointsAndEmptyGeometriesPassThrough() {
     let point = Geometry.point(Position(x: 1, y: 2))
     #expect(TopologyPreservingSimplifier.simplify(point, tolerance: 1) == point)

@@ -107,15 +107,15 @@ enum SimplifyStage {
     guard let geometry = feature.geometry, geometry.kind != .point, geometry.kind != .multiPoint
     else { return .emit(feature) }
     let method = settings.method ?? (geometry.hasArea ? .topologyPreserving : .douglasPeucker)
-    // Topology-preserving: geopipe's own port of the algorithm, which keeps the vertices GEOS
-    // keeps, several times faster; GEOS for Douglas-Peucker (and for coordinates that are not
-    // finite, which the port leaves to GEOS to refuse).
+    // geopipe's own ports keep the vertices GEOS keeps, without the copies into GEOS and back:
+    // topology-preserving for everything, Douglas-Peucker for lines. GEOS does Douglas-Peucker
+    // for polygons (it repairs what that breaks) and refuses coordinates that are not finite.
     func simplified(_ geometry: Geometry, _ tolerance: Double) throws -> Geometry {
-      if method == .topologyPreserving,
-        let result = TopologyPreservingSimplifier.simplify(geometry, tolerance: tolerance)
-      {
-        return result
-      }
+      let own =
+        method == .topologyPreserving
+        ? TopologyPreservingSimplifier.simplify(geometry, tolerance: tolerance)
+        : LineSimplifier.douglasPeucker(geometry, tolerance: tolerance)
+      if let own { return own }
       return try worker.geos.simplify(geometry, tolerance: tolerance, method: method)
     }
     var result: Geometry
