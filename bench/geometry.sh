@@ -192,8 +192,9 @@ report() {
   echo
   echo "### The simplify step (CPU seconds, one thread, best of $STEP_RUNS; ratio = geopipe ÷ GEOS from C, target ≤ 1.3)"
   echo
-  echo "geopipe's Douglas-Peucker step converts each \`Geometry\` to GEOS (one buffer copy per" \
-    "coordinate run), simplifies and converts back; its topology-preserving step is geopipe's own" \
+  echo "geopipe's Douglas-Peucker step is its own port for lines and, for polygons, converts each" \
+    "\`Geometry\` to GEOS (one buffer copy per coordinate run), simplifies and converts back; its" \
+    "topology-preserving step is geopipe's own" \
     "port of the algorithm (\"via GEOS\": the GEOS call through the wrapper instead). The C harness" \
     "only calls GEOSSimplify_r or GEOSTopologyPreserveSimplify_r on geometries it parsed beforehand." \
     "All keep the same vertices."

@@ -5,10 +5,10 @@ import GeoPipeGEOS
 import GeoPipeGeometry
 import GeoPipeIO
 
-/// Times geopipe's simplify step on the geometries of a file, on one thread: `dp` is a
-/// `Geometry` to GEOS, GEOSSimplify and back; `topology` is geopipe's own topology-preserving
-/// simplifier (what the stage runs); `topology-geos` is GEOSTopologyPreserveSimplify through
-/// the GEOS wrapper, for comparison.
+/// Times geopipe's simplify step on the geometries of a file, on one thread, as the stage runs
+/// it: `dp` is geopipe's own Douglas-Peucker for lines and, for polygons, a `Geometry` to GEOS,
+/// GEOSSimplify and back; `topology` is geopipe's own topology-preserving simplifier;
+/// `topology-geos` is GEOSTopologyPreserveSimplify through the GEOS wrapper, for comparison.
 ///
 ///     GeometryBench FILE TOLERANCE RUNS [--wkt OUT] [--method dp|topology|topology-geos]
 ///
@@ -61,7 +61,9 @@ enum GeometryBench {
         for geometry in geometries {
           let result =
             switch method {
-            case "dp": try context.simplify(geometry, tolerance: tolerance, method: .douglasPeucker)
+            case "dp":
+              try LineSimplifier.douglasPeucker(geometry, tolerance: tolerance)
+                ?? context.simplify(geometry, tolerance: tolerance, method: .douglasPeucker)
             case "topology": TopologyPreservingSimplifier.simplify(geometry, tolerance: tolerance)
             default:
               try context.simplify(geometry, tolerance: tolerance, method: .topologyPreserving)

@@ -11,8 +11,8 @@ enum SimplifyStage {
     abstract: "Simplify lines and polygons (Douglas-Peucker or topology-preserving, as GEOS does).",
     discussion: """
       Removes vertices closer than --tolerance to the simplified shape. --method dp is GEOS's
-      Douglas-Peucker (GEOSSimplify): fast, but polygons may become invalid or collapse to
-      empty. --method topology is the topology-preserving simplifier of JTS and GEOS
+      Douglas-Peucker (GEOSSimplify; for lines geopipe's own port, which keeps the same
+      vertices): fast, but polygons may collapse to empty or need GEOS's repair. --method topology is the topology-preserving simplifier of JTS and GEOS
       (GEOSTopologyPreserveSimplify): lines and rings of a feature do not come to cross
       themselves or each other and rings keep at least 4 positions. geopipe runs its own port
       of it, which keeps exactly the vertices GEOS 3.11 keeps, several times faster. By
