@@ -37,7 +37,9 @@ var targets: [Target] = [
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
     name: "GeoPipeTiles",
-    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "CZlib"],
+    dependencies: [
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "GeoPipeGEOS", "CZlib",
+    ],
     swiftSettings: fast),
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),

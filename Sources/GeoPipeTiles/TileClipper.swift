@@ -1,0 +1,290 @@
+import GeoPipeCore
+
+/// A line or polygon feature's part in one tile: its geometry clipped to the tile plus the
+/// buffer, in world units, or nil when the tile and its buffer lie wholly inside a polygon.
+struct TilePiece: Sendable {
+  var x: Int32
+  var y: Int32
+  var feature: Int32
+  var geometry: WorldGeometry?
+}
+
+/// Cuts lines and polygons into tiles as tippecanoe does: zoom 0's pieces come from the whole
+/// features, and each zoom's pieces from the pieces of the zoom above, clipped to the four
+/// children (each with its buffer), so a feature reaches only the tiles it touches and the
+/// clipping work follows the size of the pieces, not of the features.
+///
+/// Boxes are `BBox`es in world units: `west`...`east` is x and `south`...`north` is y as
+/// numbers (world y grows southwards).
+enum TileClipper {
+  /// The tile (z, x, y) plus `buffer` (a fraction of a tile) on every side, in world units.
+  static func box(z: Int, x: Int, y: Int, buffer: Double) -> BBox {
+    let size = 1 / Double(1 << z)
+    return BBox(
+      west: (Double(x) - buffer) * size, south: (Double(y) - buffer) * size,
+      east: (Double(x) + 1 + buffer) * size, north: (Double(y) + 1 + buffer) * size)
+  }
+
+  /// Zoom 0's piece of a feature: the feature with, as tippecanoe does, a copy shifted by the
+  /// world's width wherever it comes within the buffer of the antimeridian, so that it also
+  /// shows in the buffers of the tiles on the other side.
+  static func root(_ geometry: WorldGeometry, feature: Int32, buffer: Double) -> TilePiece? {
+    var wrapped = geometry
+    if geometry.minX < buffer { wrapped.append(geometry.shifted(by: 1)) }
+    if geometry.maxX > 1 - buffer { wrapped.append(geometry.shifted(by: -1)) }
+    let box = box(z: 0, x: 0, y: 0, buffer: buffer)
+    guard let clipped = wrapped.clipped(to: box) else { return nil }
+    return TilePiece(x: 0, y: 0, feature: feature, geometry: clipped.isBox(box) ? nil : clipped)
+  }
+
+  /// The pieces of the four children of `piece` (a tile of zoom `z`), in the order
+  /// (2x, 2y), (2x, 2y + 1), (2x + 1, 2y), (2x + 1, 2y + 1).
+  static func children(
+    of piece: TilePiece, z: Int, buffer: Double, into pieces: inout [TilePiece]
+  ) {
+    for dx in Int32(0)...1 {
+      for dy in Int32(0)...1 {
+        var child = TilePiece(
+          x: piece.x * 2 + dx, y: piece.y * 2 + dy, feature: piece.feature, geometry: nil)
+        if let geometry = piece.geometry {
+          let box = box(z: z + 1, x: Int(child.x), y: Int(child.y), buffer: buffer)
+          guard let clipped = geometry.clipped(to: box) else { continue }
+          child.geometry = clipped.isBox(box) ? nil : clipped
+        }
+        pieces.append(child)
+      }
+    }
+  }
+
+  // MARK: Clipping
+
+  /// The pieces of a line inside the box (Liang–Barsky per segment).
+  static func clipLine(_ line: [Double], to box: BBox) -> [[Double]] {
+    var pieces: [[Double]] = []
+    var current: [Double] = []
+    var k = 0
+    while k + 3 < line.count {
+      let (x0, y0, x1, y1) = (line[k], line[k + 1], line[k + 2], line[k + 3])
+      k += 2
+      guard let (t0, t1) = clipSegment(x0, y0, x1, y1, to: box) else {
+        if !current.isEmpty {
+          pieces.append(current)
+          current = []
+        }
+        continue
+      }
+      if current.isEmpty || t0 > 0 {
+        if !current.isEmpty { pieces.append(current) }
+        current = [x0 + (x1 - x0) * t0, y0 + (y1 - y0) * t0]
+      }
+      current.append(x0 + (x1 - x0) * t1)
+      current.append(y0 + (y1 - y0) * t1)
+      if t1 < 1 {
+        pieces.append(current)
+        current = []
+      }
+    }
+    if line.count == 2, box.contains(x: line[0], y: line[1]) { current = line }
+    if !current.isEmpty { pieces.append(current) }
+    return pieces
+  }
+
+  /// The parameters of the part of a segment inside the box, or nil when none is.
+  static func clipSegment(
+    _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, to box: BBox
+  ) -> (Double, Double)? {
+    var t0 = 0.0
+    var t1 = 1.0
+    let dx = x1 - x0
+    let dy = y1 - y0
+    func edge(_ p: Double, _ q: Double) -> Bool {
+      if p == 0 { return q >= 0 }
+      let r = q / p
+      if p < 0 {
+        if r > t1 { return false }
+        t0 = max(t0, r)
+      } else {
+        if r < t0 { return false }
+        t1 = min(t1, r)
+      }
+      return true
+    }
+    guard edge(-dx, x0 - box.west), edge(dx, box.east - x0), edge(-dy, y0 - box.south),
+      edge(dy, box.north - y0)
+    else { return nil }
+    return (t0, t1)
+  }
+
+  /// A ring clipped to the box (Sutherland–Hodgman), without its closing point.
+  ///
+  /// A ring that
+  /// encloses the box becomes the box; one that misses it may leave a ring of no area along
+  /// the box's edges.
+  static func clipRing(_ ring: [Double], to box: BBox) -> [Double] {
+    var points = ring
+    if points.count >= 4, points[0] == points[points.count - 2],
+      points[1] == points[points.count - 1]
+    {
+      points.removeLast(2)
+    }
+    // Edges: x >= west, x <= east, y >= south, y <= north.
+    for edge in 0..<4 {
+      guard points.count >= 2 else { break }
+      let axis = edge / 2
+      let isLow = edge % 2 == 0
+      let bound = [box.west, box.east, box.south, box.north][edge]
+      func inside(_ k: Int) -> Bool {
+        isLow ? points[k + axis] >= bound : points[k + axis] <= bound
+      }
+      var out: [Double] = []
+      out.reserveCapacity(points.count + 8)
+      let n = points.count / 2
+      for i in 0..<n {
+        let a = ((i + n - 1) % n) * 2
+        let b = i * 2
+        let ain = inside(a)
+        let bin = inside(b)
+        if ain != bin {
+          let t = (bound - points[a + axis]) / (points[b + axis] - points[a + axis])
+          let ix = points[a] + (points[b] - points[a]) * t
+          let iy = points[a + 1] + (points[b + 1] - points[a + 1]) * t
+          out.append(axis == 0 ? bound : ix)
+          out.append(axis == 1 ? bound : iy)
+        }
+        if bin {
+          out.append(points[b])
+          out.append(points[b + 1])
+        }
+      }
+      points = out
+    }
+    return points
+  }
+}
+
+extension WorldGeometry {
+  /// The part inside `box`, or nil when nothing of length or area is left.
+  func clipped(to box: BBox) -> WorldGeometry? {
+    if maxX < box.west || minX > box.east || maxY < box.south || minY > box.north { return nil }
+    if minX >= box.west && maxX <= box.east && minY >= box.south && maxY <= box.north {
+      return self
+    }
+    switch kind {
+    case .point:
+      var kept: [Double] = []
+      for part in parts {
+        var k = 0
+        while k + 1 < part.count {
+          if box.contains(x: part[k], y: part[k + 1]) { kept += [part[k], part[k + 1]] }
+          k += 2
+        }
+      }
+      return kept.isEmpty ? nil : WorldGeometry(kind: .point, parts: [kept])
+    case .line:
+      let kept = parts.flatMap { TileClipper.clipLine($0, to: box) }.filter(Self.hasLength)
+      return kept.isEmpty ? nil : WorldGeometry(kind: .line, parts: kept)
+    case .polygon:
+      var kept: [[Double]] = []
+      var counts: [Int] = []
+      var index = 0
+      let full = (box.east - box.west) * (box.north - box.south)
+      polygons: for count in ringCounts {
+        defer { index += count }
+        let exterior = TileClipper.clipRing(parts[index], to: box)
+        if Self.isEmptyRing(exterior, in: box) { continue }
+        var rings = [exterior]
+        for r in 1..<max(count, 1) {
+          let hole = TileClipper.clipRing(parts[index + r], to: box)
+          if Self.isEmptyRing(hole, in: box) { continue }
+          // A hole that covers the whole box leaves nothing of its polygon here.
+          if abs(Self.ringArea(hole, origin: box)) >= full * (1 - 1e-9) { continue polygons }
+          rings.append(hole)
+        }
+        kept += rings
+        counts.append(rings.count)
+      }
+      return counts.isEmpty ? nil : WorldGeometry(kind: .polygon, parts: kept, ringCounts: counts)
+    }
+  }
+
+  /// Whether this is a polygon whose only ring is the whole of `box`.
+  func isBox(_ box: BBox) -> Bool {
+    guard kind == .polygon, ringCounts == [1], minX == box.west, maxX == box.east,
+      minY == box.south, maxY == box.north
+    else { return false }
+    let ring = parts[0]
+    var k = 0
+    while k + 1 < ring.count {
+      let onEdge =
+        ring[k] == box.west || ring[k] == box.east || ring[k + 1] == box.south
+        || ring[k + 1] == box.north
+      if !onEdge { return false }
+      k += 2
+    }
+    let full = (box.east - box.west) * (box.north - box.south)
+    return abs(Self.ringArea(ring, origin: box)) >= full * (1 - 1e-9)
+  }
+
+  /// The geometry moved by `dx` world widths.
+  func shifted(by dx: Double) -> WorldGeometry {
+    var moved = parts
+    for p in moved.indices {
+      var k = 0
+      while k < moved[p].count {
+        moved[p][k] += dx
+        k += 2
+      }
+    }
+    return WorldGeometry(kind: kind, parts: moved, ringCounts: ringCounts)
+  }
+
+  /// Adds the parts (and polygons) of `other`, of the same kind.
+  mutating func append(_ other: WorldGeometry) {
+    self = WorldGeometry(
+      kind: kind, parts: parts + other.parts, ringCounts: ringCounts + other.ringCounts)
+  }
+
+  static func hasLength(_ line: [Double]) -> Bool {
+    var k = 2
+    while k + 1 < line.count {
+      if line[k] != line[0] || line[k + 1] != line[1] { return true }
+      k += 2
+    }
+    return false
+  }
+
+  /// Whether a clipped ring is left with no area.
+  ///
+  /// That is fewer than three points, or only points on the box's edges enclosing (next to)
+  /// nothing, which Sutherland–Hodgman leaves of a ring that passes round the box. Such a sliver is at most a billionth of the box and lies along
+  /// its edge, outside every child's box.
+  static func isEmptyRing(_ ring: [Double], in box: BBox) -> Bool {
+    guard ring.count >= 6 else { return true }
+    var k = 0
+    while k + 1 < ring.count {
+      if ring[k] > box.west && ring[k] < box.east && ring[k + 1] > box.south
+        && ring[k + 1] < box.north
+      {
+        return false
+      }
+      k += 2
+    }
+    let full = (box.east - box.west) * (box.north - box.south)
+    return abs(ringArea(ring, origin: box)) <= full * 1e-9
+  }
+
+  /// Twice the signed area of a ring, measured from the box's corner to keep the products
+  /// small.
+  static func ringArea(_ ring: [Double], origin box: BBox) -> Double {
+    let n = ring.count / 2
+    guard n >= 3 else { return 0 }
+    var sum = 0.0
+    for i in 0..<n {
+      let j = (i + 1) % n
+      sum +=
+        (ring[2 * i] - box.west) * (ring[2 * j + 1] - box.south)
+        - (ring[2 * j] - box.west) * (ring[2 * i + 1] - box.south)
+    }
+    return sum
+  }
+}
