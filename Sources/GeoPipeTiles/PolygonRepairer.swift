@@ -1,13 +1,18 @@
 import GeoPipeCore
 import GeoPipeGEOS
 
-/// Makes a tile's polygons valid after clipping, simplifying and rounding (MVT 2.1 §4.3.4.4:
-/// simple rings, holes inside their exterior, no zero-area rings, no repeated points).
+/// Clips a tile's polygons and keeps them valid through simplifying and rounding (MVT 2.1
+/// §4.3.4.4: simple rings, holes inside their exterior, no zero-area rings, no repeated
+/// points).
 ///
-/// Rounding to whole tile units can make rings touch or cross. Polygons go to GEOS only when
-/// they are more than a rectangle; when `GEOSisValid_r` finds a problem they are rebuilt with
-/// `GEOSMakeValid_r` and snap-rounded back onto the integer grid with
-/// `GEOSGeom_setPrecision_r`, whose output is valid. One per thread (it owns a GEOS context).
+/// The last clip to the tile is GEOS's (`GEOSClipByRect_r`), whose output is valid for valid
+/// input, unlike Sutherland–Hodgman's, which joins the parts of a concave ring along the
+/// box's edges. Rounding to whole tile units can still make rings touch or cross, so rounded
+/// polygons that are more than a rectangle are checked with `GEOSisValid_r`; the few that
+/// fail are snap-rounded onto the integer grid from the floating-point polygons (made valid
+/// with `GEOSMakeValid_r` first if simplifying broke them) with `GEOSGeom_setPrecision_r`,
+/// whose output is then valid. One per thread (it owns a GEOS
+/// context).
 final class PolygonRepairer {
   private let context: GEOSContext
 
@@ -15,30 +20,55 @@ final class PolygonRepairer {
     context = try GEOSContext()
   }
 
-  /// The polygons, each a list of rings (exterior first) of integer points without their
-  /// closing point, made valid; unchanged when they already are.
-  func repaired(_ polygons: [[[Int32]]]) throws -> [[[Int32]]] {
-    if polygons.isEmpty || (polygons.count == 1 && Self.isRectangle(polygons[0])) {
-      return polygons
+  /// The polygons (each a list of rings, exterior first, as flat x, y runs) clipped to the
+  /// box; rings come back closed.
+  func clip(_ polygons: [[[Double]]], to box: BBox) throws -> [[[Double]]] {
+    var inside = true
+    for ring in polygons.lazy.compactMap(\.first) {
+      var k = 0
+      while inside && k + 1 < ring.count {
+        inside = box.contains(x: ring[k], y: ring[k + 1])
+        k += 2
+      }
     }
-    let geometry = Geometry.multiPolygon(polygons.map { $0.map(Self.closedRun) })
-    if try context.isValid(geometry) { return polygons }
+    // A part of a piece that is wholly inside the tile was never cut along its edges.
+    if inside { return polygons }
+    let members = Self.members(polygons)
+    guard !members.isEmpty else { return [] }
     var parts: [[CoordinateArray]] = []
-    Self.collectPolygons(try context.makeValid(geometry), into: &parts)
-    guard !parts.isEmpty else { return [] }
-    var rounded: [[CoordinateArray]] = []
-    Self.collectPolygons(
-      try context.snapRounded(.multiPolygon(parts), gridSize: 1), into: &rounded)
-    return rounded.compactMap { rings in
+    do {
+      Self.collectPolygons(try context.clip(.multiPolygon(members), to: box), into: &parts)
+    } catch {
+      // GEOS 3.11 fails on some degenerate rings (it builds a ring of three points); clip
+      // ring by ring instead, and leave any problem to `repaired`.
+      return polygons.map { $0.map { TileClipper.clipRing($0, to: box) } }
+    }
+    return parts.map { $0.map(\.storage) }
+  }
+
+  /// The rounded polygons (rings of integer points), when they are valid; otherwise the
+  /// floating-point polygons they were rounded from, made valid if simplifying broke them,
+  /// snap-rounded to the integer grid.
+  func repaired(_ rounded: [[[Int32]]], simplified: [[[Double]]]) throws -> [[[Int32]]] {
+    if rounded.isEmpty || (rounded.count == 1 && Self.isRectangle(rounded[0])) {
+      return rounded
+    }
+    let geometry = Geometry.multiPolygon(Self.members(rounded.map { $0.map { $0.map(Double.init) } }))
+    if try context.isValid(geometry) { return rounded }
+    // Simplifying can make rings cross; the simplified polygons are still far smaller than
+    // the clipped ones, so they are made valid rather than falling back to those.
+    var source = Geometry.multiPolygon(Self.members(simplified))
+    if try !context.isValid(source) {
+      var parts: [[CoordinateArray]] = []
+      Self.collectPolygons(try context.makeValid(source), into: &parts)
+      source = .multiPolygon(parts)
+    }
+    var polygons: [[CoordinateArray]] = []
+    Self.collectPolygons(try context.snapRounded(source, gridSize: 1), into: &polygons)
+    return polygons.compactMap { rings in
       var out: [[Int32]] = []
       for ring in rings {
-        var points: [Int32] = []
-        points.reserveCapacity(ring.count * 2)
-        ring.forEachXY { x, y in
-          points.append(Int32(x.rounded()))
-          points.append(Int32(y.rounded()))
-        }
-        points = TileGeometryEncoder.quantize(points.map(Double.init))
+        let points = TileGeometryEncoder.quantize(ring.storage)
         if TileGeometryEncoder.signedArea(points) != 0 { out.append(points) }
       }
       return out.isEmpty ? nil : out
@@ -55,11 +85,24 @@ final class PolygonRepairer {
       && (r[0] == r[2] || r[1] == r[3]) && (r[2] == r[4] || r[3] == r[5])
   }
 
-  static func closedRun(_ ring: [Int32]) -> CoordinateArray {
-    var storage = ring.map(Double.init)
-    storage.append(Double(ring[0]))
-    storage.append(Double(ring[1]))
-    return CoordinateArray(storage: storage, dimension: 2)
+  /// Polygons as GEOS wants them: rings closed, rings of fewer than three points left out,
+  /// and with them the polygons whose exterior that is.
+  static func members(_ polygons: [[[Double]]]) -> [[CoordinateArray]] {
+    polygons.compactMap { polygon in
+      guard let exterior = polygon.first.flatMap(closedRun) else { return nil }
+      return [exterior] + polygon.dropFirst().compactMap(closedRun)
+    }
+  }
+
+  /// A ring as GEOS wants it, closed; nil for fewer than three points.
+  static func closedRun(_ ring: [Double]) -> CoordinateArray? {
+    guard ring.count >= 6 else { return nil }
+    var storage = ring
+    if ring[0] != ring[ring.count - 2] || ring[1] != ring[ring.count - 1] {
+      storage.append(ring[0])
+      storage.append(ring[1])
+    }
+    return storage.count >= 8 ? CoordinateArray(storage: storage, dimension: 2) : nil
   }
 
   static func collectPolygons(_ geometry: Geometry, into polygons: inout [[CoordinateArray]]) {

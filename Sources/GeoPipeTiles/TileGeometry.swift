@@ -1,3 +1,5 @@
+import GeoPipeCore
+
 /// A feature's geometry in world units (`[0, 1]`, y down), the shape vector tiles keep.
 ///
 /// `parts` are flat x, y runs: the points of a (multi)point in one part, one part per line,
@@ -35,17 +37,22 @@ struct WorldGeometry: Sendable {
 }
 
 /// Turns world geometry into one tile's MVT geometry commands (MVT 2.1 §4.3): moved into the
-/// tile's coordinates, simplified, rounded to integers; polygons made valid (§4.3.4.4).
+/// tile's coordinates, clipped, simplified, rounded to integers; polygons made valid
+/// (§4.3.4.4).
 enum TileGeometryEncoder {
   /// The command integers of `geometry` in tile (z, x, y) with `extent` units across, or nil
   /// when nothing of it is left in the tile.
   ///
-  /// Lines and polygons come already clipped to the tile plus its buffer (``TileClipper``);
-  /// points are kept when they lie in the tile or its buffer, also across the antimeridian.
+  /// Lines and polygons come as pieces cut with a wider buffer (``TileClipper``) and are
+  /// clipped here to the tile plus `buffer`, polygons by GEOS so that they stay valid; points
+  /// are kept when they lie in the tile or its buffer, also across the antimeridian.
   static func encode(
     _ geometry: WorldGeometry, z: Int, x: Int, y: Int, extent: Int, buffer: Double,
-    tolerance: Double, repairer: PolygonRepairer? = nil
+    tolerance: Double, repairer: PolygonRepairer
   ) throws -> [UInt32]? {
+    let tile = BBox(
+      west: -buffer, south: -buffer, east: Double(extent) + buffer,
+      north: Double(extent) + buffer)
     let scale = Double(extent) * Double(1 << z)
     let ox = Double(x) * Double(extent)
     let oy = Double(y) * Double(extent)
@@ -76,24 +83,31 @@ enum TileGeometryEncoder {
       commands.moveTo(points)
     case .line:
       for part in geometry.parts {
-        commands.line(quantize(simplify(local(part), tolerance: tolerance)))
+        for piece in TileClipper.clipLine(local(part), to: tile) {
+          commands.line(quantize(simplify(piece, tolerance: tolerance)))
+        }
       }
     case .polygon:
-      var polygons: [[[Int32]]] = []
+      var polygons: [[[Double]]] = []
       var index = 0
       for count in geometry.ringCounts {
-        var rings: [[Int32]] = []
-        for r in 0..<count {
-          let ring = quantize(
-            simplify(local(geometry.parts[index + r]), tolerance: tolerance, closed: true))
-          if signedArea(ring) == 0 || (r > 0 && rings.isEmpty) { continue }
-          rings.append(ring)
-        }
-        if !rings.isEmpty { polygons.append(rings) }
+        polygons.append((index..<index + count).map { local(geometry.parts[$0]) })
         index += count
       }
-      if let repairer { polygons = try repairer.repaired(polygons) }
-      for polygon in polygons {
+      let clipped = try repairer.clip(polygons, to: tile)
+      let simplified = clipped.map { $0.map { simplify($0, tolerance: tolerance, closed: true) } }
+      var rounded: [[[Int32]]] = []
+      for polygon in simplified {
+        var rings: [[Int32]] = []
+        for (r, ring) in polygon.enumerated() {
+          let q = quantize(ring)
+          if signedArea(q) == 0 || (r > 0 && rings.isEmpty) { continue }
+          rings.append(q)
+        }
+        if !rings.isEmpty { rounded.append(rings) }
+      }
+      rounded = try repairer.repaired(rounded, simplified: simplified)
+      for polygon in rounded {
         for (r, ring) in polygon.enumerated() { commands.ring(oriented(ring, exterior: r == 0)) }
       }
     }

@@ -139,9 +139,8 @@ public final class Tiler {
   public func write(
     to writer: any TilesetWriter, name: String, attribution: String, description: String
   ) throws -> TilesetSummary {
-    let buffer = Double(options.buffer) / Double(options.extent)
     var pieces = shapes.compactMap {
-      TileClipper.root($0.geometry, feature: $0.feature, buffer: buffer)
+      TileClipper.root($0.geometry, feature: $0.feature, buffer: pieceBuffer)
     }
     shapes = []
     for z in 0...options.maxZoom {
@@ -155,6 +154,11 @@ public final class Tiler {
 
   // MARK: Zooms
 
+  /// The buffer pieces are cut with, as a fraction of a tile: wider than the tiles' own, so
+  /// that the edges Sutherland–Hodgman leaves along a piece's box lie outside the tile's final
+  /// clip.
+  var pieceBuffer: Double { Double(2 * options.buffer + 16) / Double(options.extent) }
+
   struct Placement {
     var tileID: UInt64
     var x: Int32
@@ -167,7 +171,7 @@ public final class Tiler {
   /// The pieces of zoom `z + 1` of the features that reach it, cut on every thread from
   /// contiguous runs of zoom `z`'s pieces and joined in order.
   private func descend(_ pieces: [TilePiece], from z: Int) throws -> [TilePiece] {
-    let buffer = Double(options.buffer) / Double(options.extent)
+    let buffer = pieceBuffer
     let threads = max(1, min(options.threads, pieces.count / 256 + 1))
     let chunk = (pieces.count + threads - 1) / threads
     let results = ResultSlots<[TilePiece]>(count: threads)
@@ -294,7 +298,7 @@ public final class Tiler {
         kind = WorldGeometry.Kind.point.rawValue
         commands = try TileGeometryEncoder.encode(
           points, z: z, x: tx, y: ty, extent: options.extent, buffer: buffer,
-          tolerance: options.tolerance)
+          tolerance: options.tolerance, repairer: repairer)
       } else {
         kind = WorldGeometry.Kind.point.rawValue
         var points: [Int32] = []

@@ -53,7 +53,8 @@ import Testing
     let geometry = WorldGeometry(kind: .polygon, parts: [exterior, hole], ringCounts: [2])
     let commands = try #require(
       try TileGeometryEncoder.encode(
-        geometry, z: 0, x: 0, y: 0, extent: 4096, buffer: 80, tolerance: 1))
+        geometry, z: 0, x: 0, y: 0, extent: 4096, buffer: 80, tolerance: 1,
+        repairer: PolygonRepairer()))
     let rings = Self.rings(commands)
     #expect(rings.count == 2)
     #expect(TileGeometryEncoder.signedArea(rings[0]) > 0)
