@@ -94,7 +94,9 @@ var targets: [Target] = [
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeTilesTests",
-    dependencies: ["GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator"],
+    dependencies: [
+      "GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator", "GeoPipeGEOS",
+    ],
     swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]

@@ -53,7 +53,8 @@ final class PolygonRepairer {
     if rounded.isEmpty || (rounded.count == 1 && Self.isRectangle(rounded[0])) {
       return rounded
     }
-    let geometry = Geometry.multiPolygon(Self.members(rounded.map { $0.map { $0.map(Double.init) } }))
+    let geometry = Geometry.multiPolygon(
+      Self.members(rounded.map { $0.map { $0.map(Double.init) } }))
     if try context.isValid(geometry) { return rounded }
     // Simplifying can make rings cross; the simplified polygons are still far smaller than
     // the clipped ones, so they are made valid rather than falling back to those.

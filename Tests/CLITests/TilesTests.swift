@@ -80,3 +80,62 @@ extension TilesTests {
     }
   }
 }
+
+extension TilesTests {
+  static let layered = Data(
+    """
+    {"type":"Feature","properties":{"kind":"river","name":"a"},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}
+    {"type":"Feature","properties":{"kind":"town","pop":3},"geometry":{"type":"Point","coordinates":[2,2]}}
+    {"type":"Feature","tippecanoe":{"layer":"lakes"},"properties":{"kind":"town"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}}
+    {"type":"Feature","properties":{"name":"b"},"geometry":{"type":"Point","coordinates":[3,3]}}
+
+    """.utf8)
+
+  /// The layers of an MBTiles file: the vector_layers ids in its metadata, which SQLite keeps
+  /// as plain text.
+  static func layerIDs(_ file: URL) throws -> [String] {
+    let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    return ["river", "town", "lakes", "other"].filter { text.contains("{\"id\":\"\($0)\"") }
+  }
+
+  @Test func layerPropertyAndTheTippecanoeMemberNameLayers() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let run = try geopipe(
+      ["tiles", "other.mbtiles", "--max-zoom", "3", "--layer-property", "kind"],
+      stdin: Self.layered, in: folder)
+    #expect(run.status == 0, "\(run)")
+    #expect(
+      try Self.layerIDs(folder.appendingPathComponent("other.mbtiles")) == [
+        "river", "town", "lakes", "other",
+      ])
+    // The same from a pipeline file, whose stage takes the same option.
+    try Data(Self.layered).write(to: folder.appendingPathComponent("in.geojsonl"))
+    try Data(
+      """
+      version: 1
+      stages:
+        - read: {path: in.geojsonl}
+        - tiles: {path: piped.mbtiles, max-zoom: 3, layer: other, layer-property: kind}
+
+      """.utf8
+    ).write(to: folder.appendingPathComponent("p.yaml"))
+    let piped = try geopipe(["run", "p.yaml"], in: folder)
+    #expect(piped.status == 0, "\(piped)")
+    #expect(
+      try Self.layerIDs(folder.appendingPathComponent("piped.mbtiles")) == [
+        "river", "town", "lakes", "other",
+      ])
+    guard let ogrinfo = Self.ogrinfo else { return }
+    let summary = try runProcess(
+      URL(fileURLWithPath: ogrinfo), ["-ro", "-al", "-oo", "ZOOM_LEVEL=3", "other.mbtiles"],
+      stdin: nil, in: folder)
+    #expect(summary.status == 0)
+    for name in ["river", "town", "lakes", "other"] {
+      #expect(summary.out.contains("Layer name: \(name)"), "\(name)")
+    }
+    // The property that named the layer is not among the tiles' properties.
+    #expect(!summary.out.contains("kind (String)"))
+    #expect(summary.out.contains("pop (Real) = 3"))
+  }
+}
