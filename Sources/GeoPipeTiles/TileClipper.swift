@@ -1,12 +1,50 @@
 import GeoPipeCore
 
 /// A line or polygon feature's part in one tile: its geometry clipped to the tile plus the
-/// buffer, in world units, or nil when the tile and its buffer lie wholly inside a polygon.
+/// buffer, in world units, held in ``TilePieces/shapes``, or -1 when the tile and its buffer
+/// lie wholly inside a polygon.
 struct TilePiece: Sendable {
   var x: Int32
   var y: Int32
   var feature: Int32
-  var geometry: WorldGeometry?
+  var shape: Int32
+}
+
+/// One zoom's pieces, with the geometry of those that have one kept apart, so that the many
+/// pieces inside polygons cost 16 bytes each.
+struct TilePieces: Sendable {
+  var pieces: [TilePiece] = []
+  var shapes: [WorldGeometry] = []
+
+  /// The geometry of piece `k`, nil for a whole tile.
+  func geometry(_ k: Int) -> WorldGeometry? {
+    let shape = pieces[k].shape
+    return shape < 0 ? nil : shapes[Int(shape)]
+  }
+
+  /// Adds a piece of `geometry` clipped to `box`, if anything is left.
+  mutating func append(
+    x: Int32, y: Int32, feature: Int32, clipping geometry: WorldGeometry, to box: BBox
+  ) {
+    guard let clipped = geometry.clipped(to: box) else { return }
+    var shape: Int32 = -1
+    if !clipped.isBox(box) {
+      shape = Int32(shapes.count)
+      shapes.append(clipped)
+    }
+    pieces.append(TilePiece(x: x, y: y, feature: feature, shape: shape))
+  }
+
+  /// Adds the pieces of `other` after these.
+  mutating func append(contentsOf other: TilePieces) {
+    let offset = Int32(shapes.count)
+    pieces += other.pieces.map {
+      var piece = $0
+      if piece.shape >= 0 { piece.shape += offset }
+      return piece
+    }
+    shapes += other.shapes
+  }
 }
 
 /// Cuts lines and polygons into tiles as tippecanoe does: zoom 0's pieces come from the whole
@@ -25,33 +63,36 @@ enum TileClipper {
       east: (Double(x) + 1 + buffer) * size, north: (Double(y) + 1 + buffer) * size)
   }
 
-  /// Zoom 0's piece of a feature: the feature with, as tippecanoe does, a copy shifted by the
-  /// world's width wherever it comes within the buffer of the antimeridian, so that it also
-  /// shows in the buffers of the tiles on the other side.
-  static func root(_ geometry: WorldGeometry, feature: Int32, buffer: Double) -> TilePiece? {
+  /// Adds zoom 0's piece of a feature: the feature with, as tippecanoe does, a copy shifted
+  /// by the world's width wherever it comes within the buffer of the antimeridian, so that it
+  /// also shows in the buffers of the tiles on the other side.
+  static func root(
+    _ geometry: WorldGeometry, feature: Int32, buffer: Double, into pieces: inout TilePieces
+  ) {
     var wrapped = geometry
     if geometry.minX < buffer { wrapped.append(geometry.shifted(by: 1)) }
     if geometry.maxX > 1 - buffer { wrapped.append(geometry.shifted(by: -1)) }
-    let box = box(z: 0, x: 0, y: 0, buffer: buffer)
-    guard let clipped = wrapped.clipped(to: box) else { return nil }
-    return TilePiece(x: 0, y: 0, feature: feature, geometry: clipped.isBox(box) ? nil : clipped)
+    pieces.append(
+      x: 0, y: 0, feature: feature, clipping: wrapped, to: box(z: 0, x: 0, y: 0, buffer: buffer))
   }
 
-  /// The pieces of the four children of `piece` (a tile of zoom `z`), in the order
-  /// (2x, 2y), (2x, 2y + 1), (2x + 1, 2y), (2x + 1, 2y + 1).
+  /// Adds the pieces of the four children of `piece` (a tile of zoom `z`, whose geometry is
+  /// `geometry`), in the order (2x, 2y), (2x, 2y + 1), (2x + 1, 2y), (2x + 1, 2y + 1).
   static func children(
-    of piece: TilePiece, z: Int, buffer: Double, into pieces: inout [TilePiece]
+    of piece: TilePiece, geometry: WorldGeometry?, z: Int, buffer: Double,
+    into pieces: inout TilePieces
   ) {
     for dx in Int32(0)...1 {
       for dy in Int32(0)...1 {
-        var child = TilePiece(
-          x: piece.x * 2 + dx, y: piece.y * 2 + dy, feature: piece.feature, geometry: nil)
-        if let geometry = piece.geometry {
-          let box = box(z: z + 1, x: Int(child.x), y: Int(child.y), buffer: buffer)
-          guard let clipped = geometry.clipped(to: box) else { continue }
-          child.geometry = clipped.isBox(box) ? nil : clipped
+        let x = piece.x * 2 + dx
+        let y = piece.y * 2 + dy
+        guard let geometry else {
+          pieces.pieces.append(TilePiece(x: x, y: y, feature: piece.feature, shape: -1))
+          continue
         }
-        pieces.append(child)
+        pieces.append(
+          x: x, y: y, feature: piece.feature, clipping: geometry,
+          to: box(z: z + 1, x: Int(x), y: Int(y), buffer: buffer))
       }
     }
   }
@@ -273,8 +314,8 @@ extension WorldGeometry {
     return abs(ringArea(ring, origin: box)) <= full * 1e-9
   }
 
-  /// Twice the signed area of a ring, measured from the box's corner to keep the products
-  /// small.
+  /// The signed area of a ring (shoelace), measured from the box's corner to keep the
+  /// products small.
   static func ringArea(_ ring: [Double], origin box: BBox) -> Double {
     let n = ring.count / 2
     guard n >= 3 else { return 0 }
@@ -285,6 +326,6 @@ extension WorldGeometry {
         (ring[2 * i] - box.west) * (ring[2 * j + 1] - box.south)
         - (ring[2 * j] - box.west) * (ring[2 * i + 1] - box.south)
     }
-    return sum
+    return sum / 2
   }
 }

@@ -139,8 +139,9 @@ public final class Tiler {
   public func write(
     to writer: any TilesetWriter, name: String, attribution: String, description: String
   ) throws -> TilesetSummary {
-    var pieces = shapes.compactMap {
-      TileClipper.root($0.geometry, feature: $0.feature, buffer: pieceBuffer)
+    var pieces = TilePieces()
+    for (feature, geometry) in shapes {
+      TileClipper.root(geometry, feature: feature, buffer: pieceBuffer, into: &pieces)
     }
     shapes = []
     for z in 0...options.maxZoom {
@@ -170,30 +171,34 @@ public final class Tiler {
 
   /// The pieces of zoom `z + 1` of the features that reach it, cut on every thread from
   /// contiguous runs of zoom `z`'s pieces and joined in order.
-  private func descend(_ pieces: [TilePiece], from z: Int) throws -> [TilePiece] {
+  private func descend(_ pieces: TilePieces, from z: Int) throws -> TilePieces {
     let buffer = pieceBuffer
-    let threads = max(1, min(options.threads, pieces.count / 256 + 1))
-    let chunk = (pieces.count + threads - 1) / threads
-    let results = ResultSlots<[TilePiece]>(count: threads)
+    let count = pieces.pieces.count
+    let threads = max(1, min(options.threads, count / 256 + 1))
+    let chunk = (count + threads - 1) / threads
+    let results = ResultSlots<TilePieces>(count: threads)
     let shared = SharedState(tiler: self, placements: [], pieces: pieces)
     DispatchQueue.concurrentPerform(iterations: threads) { worker in
-      var out: [TilePiece] = []
-      for k in (worker * chunk)..<min((worker + 1) * chunk, shared.pieces.count) {
-        let piece = shared.pieces[k]
+      var out = TilePieces()
+      for k in (worker * chunk)..<min((worker + 1) * chunk, count) {
+        let piece = shared.pieces.pieces[k]
         guard shared.tiler.features[Int(piece.feature)].maxZoom > z else { continue }
-        TileClipper.children(of: piece, z: z, buffer: buffer, into: &out)
+        TileClipper.children(
+          of: piece, geometry: shared.pieces.geometry(k), z: z, buffer: buffer, into: &out)
       }
       results.set(worker, out)
     }
-    return (0..<threads).flatMap { results.values[$0] ?? [] }
+    var joined = results.values[0] ?? TilePieces()
+    for worker in 1..<threads { joined.append(contentsOf: results.values[worker] ?? TilePieces()) }
+    return joined
   }
 
-  private func writeZoom(_ z: Int, pieces: [TilePiece], to writer: any TilesetWriter) throws {
+  private func writeZoom(_ z: Int, pieces: TilePieces, to writer: any TilesetWriter) throws {
     let n = 1 << z
     let scale = Double(n)
     let pad = Double(options.buffer) / Double(options.extent)
     var placements: [Placement] = []
-    placements.reserveCapacity(features.count + pieces.count)
+    placements.reserveCapacity(features.count + pieces.pieces.count)
     for (index, feature) in features.enumerated()
     where !feature.isShape && feature.minZoom <= z && z <= feature.maxZoom {
       // Every tile in whose buffer the point (or the multipoint's box) lies, as tippecanoe
@@ -216,7 +221,7 @@ public final class Tiler {
         }
       }
     }
-    for (index, piece) in pieces.enumerated()
+    for (index, piece) in pieces.pieces.enumerated()
     where features[Int(piece.feature)].minZoom <= z {
       placements.append(
         Placement(
@@ -285,7 +290,7 @@ public final class Tiler {
       let kind: UInt8
       let commands: [UInt32]?
       if placement.piece >= 0 {
-        if let geometry = shared.pieces[Int(placement.piece)].geometry {
+        if let geometry = shared.pieces.geometry(Int(placement.piece)) {
           kind = geometry.kind.rawValue
           commands = try TileGeometryEncoder.encode(
             geometry, z: z, x: tx, y: ty, extent: options.extent, buffer: buffer,
@@ -341,7 +346,7 @@ public final class Tiler {
 private struct SharedState: @unchecked Sendable {
   let tiler: Tiler
   let placements: [Tiler.Placement]
-  let pieces: [TilePiece]
+  let pieces: TilePieces
 }
 
 /// One result slot per task, each written by one worker only.

@@ -84,6 +84,23 @@ import Testing
     #expect(tiles.count >= 36 && tiles.count <= 64)
   }
 
+  @Test func aPolygonCoveringMostOfATileIsNotTheWholeTile() throws {
+    // A polygon whose edge from (-3, -8) to (8, 3) cuts the top-left corner off tile 5/16/16
+    // (0° to 11.25° east, 0° to 11.18° south): about nine tenths of the tile, and clipped to
+    // the tile every corner lies on the tile's edges, yet it is not the whole tile.
+    let triangle = CoordinateArray([
+      Position(x: 8, y: 3), Position(x: 40, y: 3), Position(x: 40, y: -40),
+      Position(x: -3, y: -40), Position(x: -3, y: -8), Position(x: 8, y: 3),
+    ])
+    let (tiles, _) = try Self.tiles([Feature(geometry: .polygon([triangle]))], zooms: 5...5)
+    let tile = try #require(tiles["5/16/16"])
+    let rings = TileGeometryTests.rings(tile[0].features[0].commands)
+    #expect(rings.count == 1)
+    #expect(rings.first != [-80, -80, 4176, -80, 4176, 4176, -80, 4176])
+    let area = Double(TileGeometryEncoder.signedArea(rings[0])) / 2
+    #expect(area > 4256 * 4256 / 2 && area < 4256 * 4256 * 0.98)
+  }
+
   @Test func everyDecodedPolygonIsValidAndWoundForMVT() throws {
     // Jagged polygons with many vertices close together, holes, and a neighbour almost
     // touching: clipping, simplifying and rounding must still give valid polygons.
