@@ -49,30 +49,37 @@ final class PolygonRepairer {
   /// The rounded polygons (rings of integer points), when they are valid; otherwise the
   /// floating-point polygons they were rounded from, made valid if simplifying broke them,
   /// snap-rounded to the integer grid.
-  func repaired(_ rounded: [[[Int32]]], simplified: [[[Double]]]) throws -> [[[Int32]]] {
+  ///
+  /// Should GEOS fail (a topology exception on some degenerate input), the rounded polygons
+  /// are kept as they are rather than failing the whole tileset.
+  func repaired(_ rounded: [[[Int32]]], simplified: [[[Double]]]) -> [[[Int32]]] {
     if rounded.isEmpty || (rounded.count == 1 && Self.isRectangle(rounded[0])) {
       return rounded
     }
-    let geometry = Geometry.multiPolygon(
-      Self.members(rounded.map { $0.map { $0.map(Double.init) } }))
-    if try context.isValid(geometry) { return rounded }
-    // Simplifying can make rings cross; the simplified polygons are still far smaller than
-    // the clipped ones, so they are made valid rather than falling back to those.
-    var source = Geometry.multiPolygon(Self.members(simplified))
-    if try !context.isValid(source) {
-      var parts: [[CoordinateArray]] = []
-      Self.collectPolygons(try context.makeValid(source), into: &parts)
-      source = .multiPolygon(parts)
-    }
-    var polygons: [[CoordinateArray]] = []
-    Self.collectPolygons(try context.snapRounded(source, gridSize: 1), into: &polygons)
-    return polygons.compactMap { rings in
-      var out: [[Int32]] = []
-      for ring in rings {
-        let points = TileGeometryEncoder.quantize(ring.storage)
-        if TileGeometryEncoder.signedArea(points) != 0 { out.append(points) }
+    do {
+      let geometry = Geometry.multiPolygon(
+        Self.members(rounded.map { $0.map { $0.map(Double.init) } }))
+      if try context.isValid(geometry) { return rounded }
+      // Simplifying can make rings cross; the simplified polygons are still far smaller than
+      // the clipped ones, so they are made valid rather than falling back to those.
+      var source = Geometry.multiPolygon(Self.members(simplified))
+      if try !context.isValid(source) {
+        var parts: [[CoordinateArray]] = []
+        Self.collectPolygons(try context.makeValid(source), into: &parts)
+        source = .multiPolygon(parts)
       }
-      return out.isEmpty ? nil : out
+      var polygons: [[CoordinateArray]] = []
+      Self.collectPolygons(try context.snapRounded(source, gridSize: 1), into: &polygons)
+      return polygons.compactMap { rings in
+        var out: [[Int32]] = []
+        for ring in rings {
+          let points = TileGeometryEncoder.quantize(ring.storage)
+          if TileGeometryEncoder.signedArea(points) != 0 { out.append(points) }
+        }
+        return out.isEmpty ? nil : out
+      }
+    } catch {
+      return rounded
     }
   }
 

@@ -106,7 +106,7 @@ enum TileGeometryEncoder {
         }
         if !rings.isEmpty { rounded.append(rings) }
       }
-      rounded = try repairer.repaired(rounded, simplified: simplified)
+      rounded = repairer.repaired(rounded, simplified: simplified)
       for polygon in rounded {
         for (r, ring) in polygon.enumerated() { commands.ring(oriented(ring, exterior: r == 0)) }
       }
