@@ -158,7 +158,7 @@ public final class Tiler {
   /// The buffer pieces are cut with, as a fraction of a tile: wider than the tiles' own, so
   /// that the edges Sutherland–Hodgman leaves along a piece's box lie outside the tile's final
   /// clip.
-  var pieceBuffer: Double { Double(2 * options.buffer + 16) / Double(options.extent) }
+  var pieceBuffer: Double { Double(options.buffer + 16) / Double(options.extent) }
 
   struct Placement {
     var tileID: UInt64
