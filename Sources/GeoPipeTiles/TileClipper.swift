@@ -38,10 +38,9 @@ struct TilePieces: Sendable {
   /// Adds the pieces of `other` after these.
   mutating func append(contentsOf other: TilePieces) {
     let offset = Int32(shapes.count)
-    pieces += other.pieces.map {
-      var piece = $0
+    for var piece in other.pieces {
       if piece.shape >= 0 { piece.shape += offset }
-      return piece
+      pieces.append(piece)
     }
     shapes += other.shapes
   }

@@ -188,8 +188,19 @@ public final class Tiler {
       }
       results.set(worker, out)
     }
-    var joined = results.values[0] ?? TilePieces()
-    for worker in 1..<threads { joined.append(contentsOf: results.values[worker] ?? TilePieces()) }
+    // Joined into arrays of the final size, each worker's part released once copied, so that
+    // no more than one extra copy of a part is alive at a time.
+    var joined = TilePieces()
+    joined.pieces.reserveCapacity(
+      (0..<threads).reduce(0) { $0 + (results.values[$1]?.pieces.count ?? 0) })
+    joined.shapes.reserveCapacity(
+      (0..<threads).reduce(0) { $0 + (results.values[$1]?.shapes.count ?? 0) })
+    for worker in 0..<threads {
+      if let part = results.values[worker] {
+        results.values[worker] = nil
+        joined.append(contentsOf: part)
+      }
+    }
     return joined
   }
 
