@@ -11,14 +11,14 @@ import Testing
 @Suite struct TileClippingTests {
   /// Writes `features` as an MBTiles file at zooms `zooms` and reads every tile back.
   static func tiles(
-    _ features: [Feature], zooms: ClosedRange<Int>,
+    _ features: [Feature], zooms: ClosedRange<Int>, threads: Int = 2,
     configure: (inout TilerOptions) -> Void = { _ in }
   ) throws -> (tiles: [String: [DecodedLayer]], metadata: [String: String]) {
     var options = TilerOptions()
     options.minZoom = zooms.lowerBound
     options.maxZoom = zooms.upperBound
     options.layer = "shapes"
-    options.threads = 2
+    options.threads = threads
     configure(&options)
     let tiler = Tiler(options: options)
     for feature in features { tiler.add(feature) }
@@ -137,6 +137,29 @@ import Testing
       }
     }
     #expect(polygons > 100)
+  }
+
+  @Test func piecesCutOnTwoThreadsGiveTheSameTiles() throws {
+    // Enough pieces (more than 256 a zoom) that cutting them is shared between threads.
+    let ring = Self.jaggedRing(center: (10, 20), radius: 30, count: 2000, seed: 9)
+    var wave: [(Double, Double)] = []
+    for k in 0..<400 {
+      let x = Double(k) * 0.2 - 40
+      wave.append((x, sin(Double(k) / 7) * 10))
+    }
+    let line = Self.line(wave)
+    let features = [Feature(geometry: .polygon([ring])), line]
+    let (one, _) = try Self.tiles(features, zooms: 0...8, threads: 1)
+    let (two, _) = try Self.tiles(features, zooms: 0...8, threads: 2)
+    #expect(one.keys.filter { $0.hasPrefix("7/") }.count > 256)
+    #expect(Set(one.keys) == Set(two.keys))
+    for (key, layers) in one {
+      let other = two[key] ?? []
+      #expect(layers.count == other.count, "\(key)")
+      for (a, b) in zip(layers, other) {
+        #expect(a.features.map { $0.commands } == b.features.map { $0.commands }, "\(key)")
+      }
+    }
   }
 
   @Test func featuresNearTheAntimeridianWrapIntoTheBufferOnTheOtherSide() throws {
