@@ -37,7 +37,9 @@ var targets: [Target] = [
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
     name: "GeoPipeTiles",
-    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "CZlib"],
+    dependencies: [
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "GeoPipeGEOS", "CZlib",
+    ],
     swiftSettings: fast),
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
@@ -94,7 +96,9 @@ var targets: [Target] = [
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeTilesTests",
-    dependencies: ["GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator"],
+    dependencies: [
+      "GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator", "GeoPipeGEOS",
+    ],
     swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]

@@ -51,41 +51,9 @@ human() { # 1000000 -> 1M, 20000 -> 20k
   elif (($1 % 1000 == 0)); then echo "$(($1 / 1000))k"
   else echo "$1"; fi
 }
-CITIES=$WORK/cities145k.geojson
-if [ ! -s "$CITIES" ]; then
-  log "decompressing cities145k.geojson.gz"
-  gzip -dc "$DATA/cities145k.geojson.gz" >"$CITIES.tmp"
-  mv "$CITIES.tmp" "$CITIES"
-fi
 N=$(human "$POINTS")
-JITTER=$WORK/cities-jitter-$N-seed$SEED.geojson
-if [ ! -s "$JITTER" ]; then
-  log "generating $(basename "$JITTER"): $N points near the cities, seed $SEED"
-  # Each point: a place picked at random, moved by N(0, 0.01°) in longitude and latitude,
-  # clamped to the valid ranges; it keeps the place's id, name and country code.
-  python3 - "$CITIES" "$JITTER.tmp" "$POINTS" "$SEED" <<'PY'
-import json, random, sys
-
-source, out, points, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
-with open(source, encoding="utf-8") as f:
-    places = [(feature["properties"], feature["geometry"]["coordinates"])
-              for feature in json.load(f)["features"]]
-rng = random.Random(seed)
-with open(out, "w", encoding="utf-8", buffering=1 << 20) as f:
-    f.write('{"type":"FeatureCollection","features":[\n')
-    for i in range(points):
-        props, (lon, lat) = places[rng.randrange(len(places))]
-        lon = min(180.0, max(-180.0, lon + rng.gauss(0.0, 0.01)))
-        lat = min(90.0, max(-90.0, lat + rng.gauss(0.0, 0.01)))
-        f.write(('' if i == 0 else ',\n') + '{"type":"Feature","properties":{"place":'
-                + json.dumps(props["id"]) + ',"name":' + json.dumps(props["name"], ensure_ascii=False)
-                + ',"cc":' + json.dumps(props["cc"]) + '},"geometry":{"type":"Point",'
-                + f'"coordinates":[{lon:.6f},{lat:.6f}]}}}}')
-    f.write('\n]}\n')
-PY
-  mv "$JITTER.tmp" "$JITTER"
-  log "  $(($(stat -c %s "$JITTER") / 1000000)) MB"
-fi
+CITIES=$(cities_geojson)
+JITTER=$(jittered_points "$POINTS" "$SEED" "$N")
 
 # --- measuring --------------------------------------------------------------
 RESULTS=$WORK/cluster-results.tsv

@@ -16,3 +16,31 @@ WORK=$(abspath "${BENCH_WORK:-bench/.work}")
 
 log() { echo "==> $*" >&2; }
 die() { echo "${BENCH_NAME:-bench}: error: $*" >&2; exit 1; }
+
+# cities_geojson: decompresses $DATA/cities145k.geojson.gz into $WORK once and prints the path.
+cities_geojson() {
+  local cities=$WORK/cities145k.geojson
+  [ -f "$DATA/cities145k.geojson.gz" ] || die "missing $DATA/cities145k.geojson.gz (set DATA)"
+  if [ ! -s "$cities" ]; then
+    mkdir -p "$WORK"
+    log "decompressing cities145k.geojson.gz"
+    gzip -dc "$DATA/cities145k.geojson.gz" >"$cities.tmp"
+    mv "$cities.tmp" "$cities"
+  fi
+  echo "$cities"
+}
+
+# jittered_points POINTS SEED LABEL: the cities145k places moved by N(0, 0.01°)
+# (bench/jitter_points.py), made once as $WORK/cities-jitter-LABEL-seedSEED.geojson; prints
+# the path.
+jittered_points() {
+  local file=$WORK/cities-jitter-$3-seed$2.geojson cities
+  cities=$(cities_geojson)
+  if [ ! -s "$file" ]; then
+    log "generating $(basename "$file"): $1 points near the cities, seed $2"
+    python3 "$BENCH/jitter_points.py" "$cities" "$file.tmp" "$1" "$2"
+    mv "$file.tmp" "$file"
+    log "  $(($(stat -c %s "$file") / 1000000)) MB"
+  fi
+  echo "$file"
+}

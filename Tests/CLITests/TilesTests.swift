@@ -28,14 +28,14 @@ import Testing
     }
     guard let ogrinfo = Self.ogrinfo else { return }
     // At zoom 6 every point but the 40 whose "tippecanoe" member stops at zoom 4, in its tile
-    // (360) and in the buffers of the tiles beside it (29): the zoom-6 placements of
-    // Fixtures/tiles/points-expected.json.
+    // (360) and in the buffers of the tiles beside it (30, one across the antimeridian): the
+    // zoom-6 placements of Fixtures/tiles/points-expected.json.
     let summary = try runProcess(
       URL(fileURLWithPath: ogrinfo), ["-ro", "-so", "-al", "points.mbtiles"], stdin: nil,
       in: folder)
     #expect(summary.status == 0)
     #expect(summary.out.contains("Layer name: points"))
-    #expect(summary.out.contains("Feature Count: 389"))
+    #expect(summary.out.contains("Feature Count: 390"))
     #expect(summary.out.contains("attribution=test data"))
     // At zoom 3 all 400 points are there.
     let zoom3 = try runProcess(
@@ -78,5 +78,64 @@ extension TilesTests {
       #expect(run.status == 0, "\(run)")
       #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path))
     }
+  }
+}
+
+extension TilesTests {
+  static let layered = Data(
+    """
+    {"type":"Feature","properties":{"kind":"river","name":"a"},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}
+    {"type":"Feature","properties":{"kind":"town","pop":3},"geometry":{"type":"Point","coordinates":[2,2]}}
+    {"type":"Feature","tippecanoe":{"layer":"lakes"},"properties":{"kind":"town"},"geometry":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}}
+    {"type":"Feature","properties":{"name":"b"},"geometry":{"type":"Point","coordinates":[3,3]}}
+
+    """.utf8)
+
+  /// The layers of an MBTiles file: the vector_layers ids in its metadata, which SQLite keeps
+  /// as plain text.
+  static func layerIDs(_ file: URL) throws -> [String] {
+    let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+    return ["river", "town", "lakes", "other"].filter { text.contains("{\"id\":\"\($0)\"") }
+  }
+
+  @Test func layerPropertyAndTheTippecanoeMemberNameLayers() throws {
+    let folder = try makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let run = try geopipe(
+      ["tiles", "other.mbtiles", "--max-zoom", "3", "--layer-property", "kind"],
+      stdin: Self.layered, in: folder)
+    #expect(run.status == 0, "\(run)")
+    #expect(
+      try Self.layerIDs(folder.appendingPathComponent("other.mbtiles")) == [
+        "river", "town", "lakes", "other",
+      ])
+    // The same from a pipeline file, whose stage takes the same option.
+    try Data(Self.layered).write(to: folder.appendingPathComponent("in.geojsonl"))
+    try Data(
+      """
+      version: 1
+      stages:
+        - read: {path: in.geojsonl}
+        - tiles: {path: piped.mbtiles, max-zoom: 3, layer: other, layer-property: kind}
+
+      """.utf8
+    ).write(to: folder.appendingPathComponent("p.yaml"))
+    let piped = try geopipe(["run", "p.yaml"], in: folder)
+    #expect(piped.status == 0, "\(piped)")
+    #expect(
+      try Self.layerIDs(folder.appendingPathComponent("piped.mbtiles")) == [
+        "river", "town", "lakes", "other",
+      ])
+    guard let ogrinfo = Self.ogrinfo else { return }
+    let summary = try runProcess(
+      URL(fileURLWithPath: ogrinfo), ["-ro", "-al", "-oo", "ZOOM_LEVEL=3", "other.mbtiles"],
+      stdin: nil, in: folder)
+    #expect(summary.status == 0)
+    for name in ["river", "town", "lakes", "other"] {
+      #expect(summary.out.contains("Layer name: \(name)"), "\(name)")
+    }
+    // The property that named the layer is not among the tiles' properties.
+    #expect(!summary.out.contains("kind (String)"))
+    #expect(summary.out.contains("pop (Real) = 3"))
   }
 }

@@ -1,3 +1,4 @@
+import GeoPipeCore
 import Testing
 
 @testable import GeoPipeTiles
@@ -29,15 +30,16 @@ import Testing
   }
 
   @Test func linesAreClippedToTheBuffer() {
-    let pieces = TileGeometryEncoder.clipLine(
-      [-100, 100, 5000, 100, 5000, 200, 2000, 200], low: -80, high: 4176)
+    let box = BBox(west: -80, south: -80, east: 4176, north: 4176)
+    let pieces = TileClipper.clipLine([-100, 100, 5000, 100, 5000, 200, 2000, 200], to: box)
     #expect(pieces == [[-80, 100, 4176, 100], [4176, 200, 2000, 200]])
-    #expect(TileGeometryEncoder.clipLine([-500, -500, -400, 5000], low: -80, high: 4176).isEmpty)
+    #expect(TileClipper.clipLine([-500, -500, -400, 5000], to: box).isEmpty)
   }
 
   @Test func ringsAreClippedToTheBuffer() {
-    let ring = TileGeometryEncoder.clipRing(
-      [-1000, -1000, 5000, -1000, 5000, 5000, -1000, 5000, -1000, -1000], low: -80, high: 4176)
+    let ring = TileClipper.clipRing(
+      [-1000, -1000, 5000, -1000, 5000, 5000, -1000, 5000, -1000, -1000],
+      to: BBox(west: -80, south: -80, east: 4176, north: 4176))
     #expect(
       Set(stride(from: 0, to: ring.count, by: 2).map { "\(ring[$0]),\(ring[$0 + 1])" })
         == ["-80.0,-80.0", "4176.0,-80.0", "4176.0,4176.0", "-80.0,4176.0"])
@@ -50,8 +52,9 @@ import Testing
     let hole: [Double] = [0.45, 0.45, 0.55, 0.45, 0.55, 0.55, 0.45, 0.55, 0.45, 0.45]
     let geometry = WorldGeometry(kind: .polygon, parts: [exterior, hole], ringCounts: [2])
     let commands = try #require(
-      TileGeometryEncoder.encode(
-        geometry, z: 0, x: 0, y: 0, extent: 4096, buffer: 80, tolerance: 1))
+      try TileGeometryEncoder.encode(
+        geometry, z: 0, x: 0, y: 0, extent: 4096, buffer: 80, tolerance: 1,
+        repairer: PolygonRepairer()))
     let rings = Self.rings(commands)
     #expect(rings.count == 2)
     #expect(TileGeometryEncoder.signedArea(rings[0]) > 0)

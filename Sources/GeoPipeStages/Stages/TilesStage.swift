@@ -8,20 +8,26 @@ final class TilesStage: Stage {
     name: "tiles",
     abstract: "Cut features into vector tiles: an MBTiles or PMTiles file.",
     discussion: """
-      Writes Mapbox Vector Tiles 2.1 (one layer, extent 4096, gzipped) for every zoom from
+      Writes Mapbox Vector Tiles 2.1 (extent 4096, gzipped) for every zoom from
       --min-zoom to --max-zoom into PATH: an MBTiles 1.3 file (SQLite, TMS rows, metadata with
       vector_layers) when PATH ends in .mbtiles, a PMTiles v3 archive (Hilbert tile ids,
       leaf directories when needed) when it ends in .pmtiles. Lines and polygons are clipped
-      to each tile plus --buffer tile units and simplified by --simplification tile units;
-      points go into their tile and the buffers of the tiles beside them. No feature is dropped: every tile holds all of
-      its features. A feature's "tippecanoe": {"minzoom", "maxzoom"} member (written by
-      'cluster --all-zooms') limits the zooms it appears at. Properties keep their types;
+      to each tile plus --buffer tile units (each zoom's pieces cut from the zoom above's, so a
+      feature reaches only the tiles it touches; a tile inside a polygon gets the whole tile),
+      simplified by --simplification tile units, and polygons made valid after rounding;
+      points go into their tile and the buffers of the tiles beside them, across the
+      antimeridian too. No feature is dropped: every tile holds all of its features. A
+      feature's "tippecanoe": {"minzoom", "maxzoom"} member (written by 'cluster --all-zooms')
+      limits the zooms it appears at, and its "layer" names its layer; otherwise the value of
+      --layer-property (then left out of the properties), else --layer. Properties keep their types;
       null values are left out and arrays and objects become their JSON text, as tippecanoe
       does; an integer id that is not negative becomes the tile feature's id. The file is
       written beside PATH and renamed when complete. Holds every feature in memory
-      (projected, with properties as numbers into shared tables), and one zoom's placements.
+      (projected, with properties as numbers into shared tables), one zoom's pieces of lines
+      and polygons, and one zoom's placements.
       """,
     examples: [
+      "geopipe read world.geojson | geopipe tiles world.pmtiles --max-zoom 8 --layer-property kind",
       "geopipe read places.csv | geopipe tiles places.pmtiles --min-zoom 0 --max-zoom 12",
       "geopipe read roads.geojson | geopipe tiles roads.mbtiles --max-zoom 14 --layer roads",
       "geopipe read cities.geojson | geopipe cluster --all-zooms | geopipe tiles clusters.pmtiles",
@@ -36,6 +42,11 @@ final class TilesStage: Stage {
       OptionSpec(
         "layer", .string,
         help: "The layer's name (default: the file name without its extension)."),
+      OptionSpec(
+        "layer-property", .string,
+        help:
+          "A property whose value names each feature's layer; it is left out of the tiles' properties."
+      ),
       OptionSpec(
         "buffer", .integer, default: "80",
         help: "Tile units (of 4096) kept around each tile when clipping lines and polygons."),
@@ -84,6 +95,7 @@ final class TilesStage: Stage {
     }
     let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
     options.layer = values.string("layer") ?? stem
+    options.layerProperty = values.string("layer-property")
     options.threads = threads
     name = values.string("name") ?? options.layer
     attribution = values.string("attribution") ?? ""

@@ -1,0 +1,153 @@
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeMercator
+
+extension Tiler {
+  // MARK: Properties
+
+  /// Properties as global key and value numbers, converted as tippecanoe does.
+  ///
+  /// Null values are left out, integers stay integers, arrays and objects become their JSON
+  /// text. `skipping` names a property left out (the one that named the layer); each key's type is
+  /// noted for the layer's `vector_layers` entry.
+  func tags(_ properties: JSONObject?, layer: Int32, skipping: String?) -> [Int32] {
+    guard let properties else { return [] }
+    var tags: [Int32] = []
+    for member in properties.members where member.key != skipping {
+      guard let value = Self.tileValue(member.value) else { continue }
+      let key: Int32
+      if let known = keyNumbers[member.key] {
+        key = known
+      } else {
+        key = Int32(keyNames.count)
+        keyNames.append(member.key)
+        keyNumbers[member.key] = key
+      }
+      let number: Int32
+      if let known = valueNumbers[value] {
+        number = known
+      } else {
+        number = Int32(valueTable.count)
+        valueTable.append(value)
+        valueNumbers[value] = number
+      }
+      let type = value.fieldType
+      if let seen = layers[Int(layer)].fieldTypes[key], seen != type {
+        layers[Int(layer)].fieldTypes[key] = "Mixed"
+      } else if layers[Int(layer)].fieldTypes[key] == nil {
+        layers[Int(layer)].fieldTypes[key] = type
+      }
+      tags.append(key)
+      tags.append(number)
+    }
+    return tags
+  }
+
+  static func tileValue(_ value: JSONValue) -> TileValue? {
+    switch value {
+    case .null: return nil
+    case .bool(let b): return .bool(b)
+    case .integer(let n): return n >= 0 ? .uint(UInt64(n)) : .sint(n)
+    case .double(let x):
+      if x == x.rounded(), abs(x) < 9.0e15 { return x >= 0 ? .uint(UInt64(x)) : .sint(Int64(x)) }
+      return .double(x)
+    case .bigInteger(let digits), .bigNumber(let digits):
+      return Double(digits).map { .double($0) } ?? .string(digits)
+    case .string(let s): return .string(s)
+    case .array, .object:
+      var w = JSONTextWriter()
+      w.writeValue(value)
+      return .string(String(decoding: w.bytes, as: UTF8.self))
+    }
+  }
+
+  // MARK: Metadata
+
+  func metadata(name: String, attribution: String, description: String) -> TilesetMetadata {
+    let box =
+      bounds.isEmpty
+      ? BBox(west: -180, south: -85.051129, east: 180, north: 85.051129) : bounds
+    let clampedSouth = max(box.south, -WebMercator.maxLatitude)
+    let clampedNorth = min(box.north, WebMercator.maxLatitude)
+    var json = JSONTextWriter()
+    json.raw("{\"vector_layers\":[")
+    for (k, layer) in layers.enumerated() {
+      if k > 0 { json.raw(",") }
+      json.raw("{\"id\":")
+      json.writeString(layer.name)
+      json.raw(",\"description\":\"\",\"minzoom\":")
+      json.writeInteger(Int64(max(options.minZoom, min(layer.minZoom, options.maxZoom))))
+      json.raw(",\"maxzoom\":")
+      json.writeInteger(Int64(min(options.maxZoom, max(layer.maxZoom, options.minZoom))))
+      json.raw(",\"fields\":{")
+      let order = layer.fieldTypes.keys.sorted { keyNames[Int($0)] < keyNames[Int($1)] }
+      for (f, key) in order.enumerated() {
+        if f > 0 { json.raw(",") }
+        json.writeString(keyNames[Int(key)])
+        json.raw(":")
+        json.writeString(layer.fieldTypes[key] ?? "String")
+      }
+      json.raw("}}")
+    }
+    json.raw("]}")
+    return TilesetMetadata(
+      name: name, description: description, attribution: attribution,
+      west: box.west, south: clampedSouth, east: box.east, north: clampedNorth,
+      minZoom: options.minZoom, maxZoom: options.maxZoom,
+      json: String(decoding: json.bytes, as: UTF8.self))
+  }
+
+  /// The name a property's value gives a layer: a string as it is, a number or a boolean as
+  /// its JSON text; nil for null, an empty string, an array or an object.
+  static func layerName(_ value: JSONValue) -> String? {
+    switch value {
+    case .string(let s): return s.isEmpty ? nil : s
+    case .null, .array, .object: return nil
+    default:
+      var w = JSONTextWriter()
+      w.writeValue(value)
+      return String(decoding: w.bytes, as: UTF8.self)
+    }
+  }
+
+  // MARK: Geometry
+
+  /// A geometry in world units, one part per kind (a collection's members each on their own).
+  static func world(_ geometry: Geometry) -> [WorldGeometry] {
+    func run(_ c: CoordinateArray) -> [Double] {
+      var out: [Double] = []
+      out.reserveCapacity(c.count * 2)
+      c.forEachXY { x, y in
+        out.append(WebMercator.x(longitude: x))
+        out.append(WebMercator.y(latitude: y))
+      }
+      return out
+    }
+    switch geometry {
+    case .point(let p):
+      return [
+        WorldGeometry(
+          kind: .point, parts: [[WebMercator.x(longitude: p.x), WebMercator.y(latitude: p.y)]])
+      ]
+    case .multiPoint(let c):
+      return c.isEmpty ? [] : [WorldGeometry(kind: .point, parts: [run(c)])]
+    case .lineString(let c):
+      return [WorldGeometry(kind: .line, parts: [run(c)])]
+    case .multiLineString(let lines):
+      return lines.isEmpty ? [] : [WorldGeometry(kind: .line, parts: lines.map(run))]
+    case .polygon(let rings):
+      return rings.isEmpty
+        ? [] : [WorldGeometry(kind: .polygon, parts: rings.map(run), ringCounts: [rings.count])]
+    case .multiPolygon(let polygons):
+      let kept = polygons.filter { !$0.isEmpty }
+      return kept.isEmpty
+        ? []
+        : [
+          WorldGeometry(
+            kind: .polygon, parts: kept.flatMap { $0.map(run) }, ringCounts: kept.map(\.count))
+        ]
+    case .geometryCollection(let members):
+      return members.flatMap(world)
+    }
+  }
+}
