@@ -5,10 +5,16 @@ import GeoPipeSQLite
 
 /// An MBTiles 1.3 file of gzipped vector tiles (rows in TMS order), written beside its path
 /// and renamed into place when finished.
+///
+/// Identical small tiles are stored once (see `TileDeduplicator`), in the layout tippecanoe
+/// and mbutil use: a `map` table of tile positions and image ids, an `images` table of tile
+/// data, and a `tiles` view that joins them, which is what readers query.
 final class MBTilesWriter: TilesetWriter {
   private let path: String
   private let temporary: String
   private var database: SQLiteDatabase?
+  private var seen = TileDeduplicator<Int64>()
+  private var images: Int64 = 0
 
   init(path: String) throws {
     self.path = path
@@ -22,8 +28,13 @@ final class MBTilesWriter: TilesetWriter {
         PRAGMA journal_mode = OFF;
         PRAGMA synchronous = OFF;
         CREATE TABLE metadata (name TEXT, value TEXT);
-        CREATE TABLE tiles (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER,
-          tile_data BLOB);
+        CREATE TABLE map (zoom_level INTEGER, tile_column INTEGER, tile_row INTEGER,
+          tile_id INTEGER);
+        CREATE TABLE images (tile_id INTEGER PRIMARY KEY, tile_data BLOB);
+        CREATE VIEW tiles AS SELECT map.zoom_level AS zoom_level,
+          map.tile_column AS tile_column, map.tile_row AS tile_row,
+          images.tile_data AS tile_data
+          FROM map JOIN images ON images.tile_id = map.tile_id;
         BEGIN;
         """)
       self.database = database
@@ -36,10 +47,19 @@ final class MBTilesWriter: TilesetWriter {
 
   func writeTile(_ tile: TileID, data: [UInt8]) throws {
     guard let database else { return }
+    var image = seen.location(of: data)
+    if image == nil {
+      images += 1
+      try database.statement("INSERT INTO images (tile_id, tile_data) VALUES (?, ?)")
+        .bind(.integer(images), .blob(data)).run()
+      seen.remember(data, at: images)
+      image = images
+    }
     try database.statement(
-      "INSERT INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)"
+      "INSERT INTO map (zoom_level, tile_column, tile_row, tile_id) VALUES (?, ?, ?, ?)"
     ).bind(
-      .integer(Int64(tile.z)), .integer(Int64(tile.x)), .integer(Int64(tile.tmsY)), .blob(data)
+      .integer(Int64(tile.z)), .integer(Int64(tile.x)), .integer(Int64(tile.tmsY)),
+      .integer(image ?? images)
     )
     .run()
   }
@@ -69,7 +89,7 @@ final class MBTilesWriter: TilesetWriter {
     }
     try database.execute(
       """
-      CREATE UNIQUE INDEX tile_index ON tiles (zoom_level, tile_column, tile_row);
+      CREATE UNIQUE INDEX map_index ON map (zoom_level, tile_column, tile_row);
       CREATE UNIQUE INDEX name ON metadata (name);
       COMMIT;
       """)

@@ -4,7 +4,8 @@ import GeoPipeMercator
 
 /// A PMTiles v3 archive of gzipped vector tiles: a 127-byte header, a root directory within
 /// the first 16 KiB, gzipped JSON metadata, leaf directories when the root would not fit, and
-/// the tile data in tile-id order with identical small tiles stored once.
+/// the tile data in tile-id order with identical small tiles stored once (see
+/// `TileDeduplicator`).
 ///
 /// Tile data goes to a scratch file while tiles arrive; `finish` writes the archive beside
 /// its path and renames it into place.
@@ -24,14 +25,11 @@ final class PMTilesWriter: TilesetWriter {
   private var offset: UInt64 = 0
   private var addressed: UInt64 = 0
   private var contents: UInt64 = 0
-  private var seen: [TileBytes: (offset: UInt64, length: UInt32)] = [:]
+  private var seen = TileDeduplicator<(offset: UInt64, length: UInt32)>()
   private var buffer: [UInt8] = []
   private var lastID: UInt64?
   private var minZoom = Int.max
   private var maxZoom = 0
-
-  /// Tiles up to this size are looked up for duplicates (ocean, empty land).
-  static let dedupLimit = 1024
 
   init(path: String) throws {
     self.path = path
@@ -58,7 +56,7 @@ final class PMTilesWriter: TilesetWriter {
     maxZoom = max(maxZoom, tile.z)
     addressed += 1
     let length = UInt32(bytes.count)
-    if bytes.count <= Self.dedupLimit, let known = seen[TileBytes(bytes: bytes)] {
+    if let known = seen.location(of: bytes) {
       // A run: the same content as the previous tile at the next id.
       if var last = entries.last, last.offset == known.offset,
         last.tileID + UInt64(last.runLength) == id
@@ -71,7 +69,7 @@ final class PMTilesWriter: TilesetWriter {
       return
     }
     entries.append(Entry(tileID: id, offset: offset, length: length, runLength: 1))
-    if bytes.count <= Self.dedupLimit { seen[TileBytes(bytes: bytes)] = (offset, length) }
+    seen.remember(bytes, at: (offset, length))
     buffer.append(contentsOf: bytes)
     offset += UInt64(length)
     contents += 1
@@ -88,7 +86,7 @@ final class PMTilesWriter: TilesetWriter {
     try flush()
     try data?.close()
     data = nil
-    seen = [:]
+    seen = TileDeduplicator()
     let compressor = try GzipCompressor()
     let (root, leaves) = try Self.directories(entries, compressor: compressor)
     var json = JSONTextWriter()
@@ -228,14 +226,5 @@ final class PMTilesWriter: TilesetWriter {
 
   static func append(_ value: UInt64, bytes: Int, to out: inout [UInt8]) {
     for k in 0..<bytes { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(k)))) }
-  }
-}
-
-/// A tile's bytes as a dictionary key, hashed in one call rather than byte by byte.
-struct TileBytes: Hashable {
-  var bytes: [UInt8]
-
-  func hash(into hasher: inout Hasher) {
-    bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
   }
 }
