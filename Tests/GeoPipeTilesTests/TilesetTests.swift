@@ -2,6 +2,7 @@ import Foundation
 import GeoPipeCore
 import GeoPipeIO
 import GeoPipeMercator
+import GeoPipeSQLite
 import Testing
 
 @testable import GeoPipeTiles
@@ -104,6 +105,45 @@ import Testing
     let json = try #require(metadata["json"])
     #expect(json.contains("\"vector_layers\":[{\"id\":\"points\""))
     #expect(json.contains("\"rank\":\"Number\"") && json.contains("\"open\":\"Boolean\""))
+  }
+
+  @Test func mbtilesStoreIdenticalTilesOnce() throws {
+    // A box over western Europe: at zoom 6 most of its tiles are the same full square.
+    let path = NSTemporaryDirectory() + "geopipe-dedup-\(getpid()).mbtiles"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var options = TilerOptions()
+    options.maxZoom = 6
+    let tiler = Tiler(options: options)
+    let box = CoordinateArray([
+      Position(x: -10, y: 35), Position(x: 20, y: 35), Position(x: 20, y: 60),
+      Position(x: -10, y: 60), Position(x: -10, y: 35),
+    ])
+    tiler.add(Feature(geometry: .polygon([box]), properties: ["name": .string("box")]))
+    let summary = try tiler.write(
+      to: makeTilesetWriter(path: path), name: "box", attribution: "", description: "")
+    let (tiles, _) = try readMBTiles(path)
+    #expect(tiles.count == summary.tiles)
+    let database = try SQLiteDatabase(path: path, readOnly: true)
+    let images = try database.statement("SELECT count(*) FROM images")
+    #expect(try images.step())
+    #expect(images.int64(0) > 0 && Int(images.int64(0)) < summary.tiles / 2)
+    // Tiles that share an image hold the same bytes.
+    var byBytes: [[UInt8]: Int] = [:]
+    for (_, data) in tiles { byBytes[data, default: 0] += 1 }
+    #expect(byBytes.count == Int(images.int64(0)))
+  }
+
+  @Test func deduplicatorForgetsTheOldestBeyondItsCapacity() {
+    var seen = TileDeduplicator<Int>(capacity: 2)
+    seen.remember([1], at: 1)
+    seen.remember([2], at: 2)
+    #expect(seen.location(of: [1]) == 1 && seen.location(of: [2]) == 2)
+    seen.remember([3], at: 3)
+    #expect(seen.location(of: [1]) == nil)
+    #expect(seen.location(of: [2]) == 2 && seen.location(of: [3]) == 3)
+    let large = [UInt8](repeating: 7, count: TileDeduplicator<Int>.sizeLimit + 1)
+    seen.remember(large, at: 4)
+    #expect(seen.location(of: large) == nil)
   }
 
   @Test func pmtilesHoldTheSameTiles() throws {
