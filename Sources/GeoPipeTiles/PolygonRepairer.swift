@@ -8,7 +8,8 @@ import GeoPipeGEOS
 /// The last clip to the tile is GEOS's (`GEOSClipByRect_r`), whose output is valid for valid
 /// input, unlike Sutherland–Hodgman's, which joins the parts of a concave ring along the
 /// box's edges. Rounding to whole tile units can still make rings touch or cross, so rounded
-/// polygons that are more than a rectangle are checked with `GEOSisValid_r`; the few that
+/// polygons that are more than a rectangle, and that `RoundedPolygonCheck` cannot prove
+/// valid, are checked with `GEOSisValid_r`; the few that
 /// fail are snap-rounded onto the integer grid from the floating-point polygons (made valid
 /// with `GEOSMakeValid_r` first if simplifying broke them) with `GEOSGeom_setPrecision_r`,
 /// whose output is then valid. One per thread (it owns a GEOS
@@ -53,7 +54,9 @@ final class PolygonRepairer {
   /// Should GEOS fail (a topology exception on some degenerate input), the rounded polygons
   /// are kept as they are rather than failing the whole tileset.
   func repaired(_ rounded: [[[Int32]]], simplified: [[[Double]]]) -> [[[Int32]]] {
-    if rounded.isEmpty || (rounded.count == 1 && Self.isRectangle(rounded[0])) {
+    if rounded.isEmpty || (rounded.count == 1 && Self.isRectangle(rounded[0]))
+      || RoundedPolygonCheck.isCertainlyValid(rounded)
+    {
       return rounded
     }
     do {
