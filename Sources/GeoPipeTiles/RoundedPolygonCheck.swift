@@ -9,7 +9,7 @@
 /// more than they save — answers false, and GEOS decides.
 enum RoundedPolygonCheck {
   /// Polygons in a tile, and holes in a polygon, beyond which GEOS decides.
-  static let nestingLimit = 16
+  static let nestingLimit = 64
 
   struct Point: Hashable {
     var x: Int64
