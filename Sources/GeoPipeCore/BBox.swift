@@ -50,6 +50,37 @@ public struct BBox: Hashable, Sendable {
     return crossesAntimeridian ? (x >= west || x <= east) : (x >= west && x <= east)
   }
 
+  /// The parameters t0 ≤ t1 in [0, 1] of the part of the segment from (x0, y0) to (x1, y1)
+  /// that lies in the box (Liang–Barsky clipping), or nil when no part does.
+  ///
+  /// The box is taken as the plane's `west...east` × `south...north`, without antimeridian
+  /// crossing.
+  public func segmentParameters(x0: Double, y0: Double, x1: Double, y1: Double) -> (
+    Double, Double
+  )? {
+    var t0 = 0.0
+    var t1 = 1.0
+    let dx = x1 - x0
+    let dy = y1 - y0
+    // One edge's limit on the parameters; false when the segment is wholly outside it.
+    func edge(_ p: Double, _ q: Double) -> Bool {
+      if p == 0 { return q >= 0 }
+      let r = q / p
+      if p < 0 {
+        if r > t1 { return false }
+        t0 = max(t0, r)
+      } else {
+        if r < t0 { return false }
+        t1 = min(t1, r)
+      }
+      return true
+    }
+    guard edge(-dx, x0 - west), edge(dx, east - x0), edge(-dy, y0 - south),
+      edge(dy, north - y0)
+    else { return nil }
+    return (t0, t1)
+  }
+
   /// Whether two boxes share any point; `self` may cross the antimeridian, `other` may not.
   public func intersects(_ other: BBox) -> Bool {
     guard other.south <= north && other.north >= south else { return false }

@@ -106,7 +106,7 @@ enum TileClipper {
     while k + 3 < line.count {
       let (x0, y0, x1, y1) = (line[k], line[k + 1], line[k + 2], line[k + 3])
       k += 2
-      guard let (t0, t1) = clipSegment(x0, y0, x1, y1, to: box) else {
+      guard let (t0, t1) = box.segmentParameters(x0: x0, y0: y0, x1: x1, y1: y1) else {
         if !current.isEmpty {
           pieces.append(current)
           current = []
@@ -127,32 +127,6 @@ enum TileClipper {
     if line.count == 2, box.contains(x: line[0], y: line[1]) { current = line }
     if !current.isEmpty { pieces.append(current) }
     return pieces
-  }
-
-  /// The parameters of the part of a segment inside the box, or nil when none is.
-  static func clipSegment(
-    _ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double, to box: BBox
-  ) -> (Double, Double)? {
-    var t0 = 0.0
-    var t1 = 1.0
-    let dx = x1 - x0
-    let dy = y1 - y0
-    func edge(_ p: Double, _ q: Double) -> Bool {
-      if p == 0 { return q >= 0 }
-      let r = q / p
-      if p < 0 {
-        if r > t1 { return false }
-        t0 = max(t0, r)
-      } else {
-        if r < t0 { return false }
-        t1 = min(t1, r)
-      }
-      return true
-    }
-    guard edge(-dx, x0 - box.west), edge(dx, box.east - x0), edge(-dy, y0 - box.south),
-      edge(dy, box.north - y0)
-    else { return nil }
-    return (t0, t1)
   }
 
   /// A ring clipped to the box (Sutherland–Hodgman), without its closing point.

@@ -59,4 +59,19 @@ import Testing
     ])
     #expect(g.bbox == BBox(west: -5, south: -2, east: 7, north: 9))
   }
+
+  @Test func segmentParametersClipToTheBox() throws {
+    let box = BBox(west: 0, south: 0, east: 10, north: 10)
+    // Across the box from x = -5 to x = 15: inside from a quarter to three quarters.
+    let across = try #require(box.segmentParameters(x0: -5, y0: 5, x1: 15, y1: 5))
+    #expect(across.0 == 0.25 && across.1 == 0.75)
+    let inside = try #require(box.segmentParameters(x0: 1, y0: 1, x1: 9, y1: 9))
+    #expect(inside.0 == 0 && inside.1 == 1)
+    // Outside, beside the box, and parallel to an edge outside it.
+    #expect(box.segmentParameters(x0: -5, y0: 20, x1: 20, y1: 12) == nil)
+    #expect(box.segmentParameters(x0: 11, y0: 0, x1: 11, y1: 10) == nil)
+    // Touching a corner.
+    let corner = try #require(box.segmentParameters(x0: 10, y0: 10, x1: 20, y1: 20))
+    #expect(corner.0 == 0 && corner.1 == 0)
+  }
 }

@@ -58,26 +58,6 @@ enum GeometryIntersection {
   /// Whether the segment a–b reaches the box (Liang–Barsky clipping).
   private static func segmentIntersects(_ a: Position, _ b: Position, _ box: BBox) -> Bool {
     if box.contains(x: a.x, y: a.y) || box.contains(x: b.x, y: b.y) { return true }
-    let dx = b.x - a.x
-    let dy = b.y - a.y
-    var t0 = 0.0
-    var t1 = 1.0
-    for (p, q) in [
-      (-dx, a.x - box.west), (dx, box.east - a.x), (-dy, a.y - box.south), (dy, box.north - a.y),
-    ] {
-      if p == 0 {
-        if q < 0 { return false }
-      } else {
-        let r = q / p
-        if p < 0 {
-          if r > t1 { return false }
-          t0 = max(t0, r)
-        } else {
-          if r < t0 { return false }
-          t1 = min(t1, r)
-        }
-      }
-    }
-    return t0 <= t1
+    return box.segmentParameters(x0: a.x, y0: a.y, x1: b.x, y1: b.y) != nil
   }
 }
