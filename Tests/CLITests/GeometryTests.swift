@@ -67,6 +67,20 @@ struct GeometryTests {
     }
   }
 
+  @Test func emptyGeometriesPassThroughSimplify() throws {
+    let line = """
+      {"type":"Feature","properties":{"a":3},"geometry":{"type":"MultiPolygon","coordinates":[]}}
+
+      """
+    for method in ["dp", "topology"] {
+      let run = try geopipe(
+        ["simplify", "--tolerance", "1", "--method", method], stdin: Data(line.utf8))
+      #expect(run.status == 0, "\(run)")
+      #expect(run.out == line, "\(method)")
+      #expect(run.err.isEmpty, "\(run.err)")
+    }
+  }
+
   @Test func keepCollapsedKeepsTheOriginalFeature() throws {
     let input = Self.folder.appendingPathComponent("us_states_500k_sample.geojson.gz")
     let original = try geopipe(["read", input.path])

@@ -104,7 +104,9 @@ enum SimplifyStage {
   static func simplify(_ feature: Feature, index: Int, settings: Settings, worker: GeometryWorker)
     throws -> FeatureOutcome
   {
-    guard let geometry = feature.geometry, geometry.kind != .point, geometry.kind != .multiPoint
+    // Points, and geometries with no positions at all, pass through: nothing can collapse.
+    guard let geometry = feature.geometry, geometry.kind != .point, geometry.kind != .multiPoint,
+      geometry.bbox != nil
     else { return .emit(feature) }
     let method = settings.method ?? (geometry.hasArea ? .topologyPreserving : .douglasPeucker)
     // geopipe's own ports keep the vertices GEOS keeps, without the copies into GEOS and back:
