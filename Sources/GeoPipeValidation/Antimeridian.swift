@@ -67,21 +67,14 @@ public enum Antimeridian {
   /// at ±180°.
   ///
   /// A shell that goes once around a pole (its unwrapped longitudes end 360° from where they
-  /// start) is closed along that pole first — the pole on the side of the ring's mean
-  /// latitude — so that it becomes a cap from ±180° to the pole.
+  /// start) becomes a cap: see `polarCap`.
   private static func splitPolygon(_ rings: [CoordinateArray]) -> [[CoordinateArray]] {
     guard let exterior = rings.first, exterior.count > 3 else { return [rings] }
-    var shell = unwrapped(exterior, near: nil)
+    let shell = unwrapped(exterior, near: nil)
     let first = shell[0]
-    let last = shell[shell.count - 1]
-    let turn = last.x - first.x
+    let turn = shell[shell.count - 1].x - first.x
     if abs(turn - 360) < 1e-9 || abs(turn + 360) < 1e-9 {
-      var sum = 0.0
-      shell.forEachXY { _, y in sum += y }
-      let pole: Double = sum >= 0 ? 90 : -90
-      shell.append(Position(x: last.x, y: pole))
-      shell.append(Position(x: first.x, y: pole))
-      shell.append(first)
+      return polarCap(rings).map { [$0] } ?? [rings]
     } else if abs(turn) > 1e-9 {
       return [rings]
     }
@@ -121,6 +114,35 @@ public enum Antimeridian {
       if !piece.isEmpty { pieces.append(piece) }
     }
     return pieces.isEmpty ? [rings] : pieces
+  }
+
+  /// A polygon whose shell goes once around a pole, as one polygon on the map.
+  ///
+  /// The shell runs from where it crosses the antimeridian round to where it crosses it
+  /// again, and is closed along ±180° and the pole on the side of its mean latitude. Nil when
+  /// the shell crosses the antimeridian more than once or a hole crosses it.
+  private static func polarCap(_ rings: [CoordinateArray]) -> [CoordinateArray]? {
+    let exterior = rings[0]
+    let n = exterior.count - 1
+    let crossings = (1...n).filter { isCrossing(exterior[$0 - 1], exterior[$0]) }
+    guard crossings.count == 1, !rings.dropFirst().contains(where: crosses) else { return nil }
+    let k = crossings[0]
+    // The open ring from just after the crossing round to just before it.
+    var path: [Position] = []
+    for i in 0..<n { path.append(exterior[(k + i) % n]) }
+    guard let a = path.last, let b = path.first else { return nil }
+    let edge: Double = a.x > 0 ? 180 : -180
+    let y = interpolate(a, Position(x: b.x + 2 * edge, y: b.y, z: b.z, m: b.m), atX: edge).y
+    var sum = 0.0
+    for p in path { sum += p.y }
+    let pole: Double = sum >= 0 ? 90 : -90
+    var ring = CoordinateArray(dimension: exterior.dimension)
+    ring.append(Position(x: -edge, y: y))
+    for p in path { ring.append(p) }
+    for corner in [(edge, y), (edge, pole), (-edge, pole), (-edge, y)] {
+      ring.append(Position(x: corner.0, y: corner.1))
+    }
+    return [ring] + rings.dropFirst()
   }
 
   /// The ring with each longitude moved by a multiple of 360° so no segment jumps more than
