@@ -19,11 +19,14 @@ enum RoundedPolygonCheck {
   static func isCertainlyValid(_ polygons: [[[Int32]]]) -> Bool {
     guard polygons.count <= nestingLimit else { return false }
     var rings: [[Point]] = []
-    var owner: [Int] = []
+    // Each polygon's rings in `rings`, exterior first.
+    var members: [Range<Int>] = []
     var seen = Set<Point>()
-    for (p, polygon) in polygons.enumerated() {
+    for polygon in polygons {
       guard !polygon.isEmpty, polygon.count <= nestingLimit else { return false }
+      let start = rings.count
       for flat in polygon {
+        guard TileGeometryEncoder.signedArea(flat) != 0 else { return false }
         var ring: [Point] = []
         ring.reserveCapacity(flat.count / 2)
         var k = 0
@@ -32,24 +35,13 @@ enum RoundedPolygonCheck {
           k += 2
         }
         if ring.count > 1 && ring.first == ring.last { ring.removeLast() }
-        guard ring.count >= 3, doubleArea(ring) != 0 else { return false }
+        guard ring.count >= 3 else { return false }
         for point in ring where !seen.insert(point).inserted { return false }
         rings.append(ring)
-        owner.append(p)
       }
+      members.append(start..<rings.count)
     }
-    return edgesOnlyMeetAtNeighbours(rings) && nestingIsValid(rings, owner: owner)
-  }
-
-  /// Twice the signed area (shoelace).
-  static func doubleArea(_ ring: [Point]) -> Int64 {
-    var sum: Int64 = 0
-    for i in ring.indices {
-      let a = ring[i]
-      let b = ring[(i + 1) % ring.count]
-      sum += a.x * b.y - b.x * a.y
-    }
-    return sum
+    return edgesOnlyMeetAtNeighbours(rings) && nestingIsValid(rings, polygons: members)
   }
 
   static func orientation(_ a: Point, _ b: Point, _ c: Point) -> Int64 {
@@ -137,24 +129,21 @@ enum RoundedPolygonCheck {
 
   /// Holes inside their exterior and not inside each other; no exterior inside another
   /// polygon (outside all of its holes).
-  static func nestingIsValid(_ rings: [[Point]], owner: [Int]) -> Bool {
-    var first: [Int: Int] = [:]
-    for (r, p) in owner.enumerated() where first[p] == nil { first[p] = r }
-    for (r, ring) in rings.enumerated() {
-      let polygon = owner[r]
-      let exterior = first[polygon] ?? r
-      let holes = rings.indices.filter { owner[$0] == polygon && $0 != exterior }
-      if r != exterior {
-        guard contains(rings[exterior], ring[0]) else { return false }
-        for other in holes where other != r && contains(rings[other], ring[0]) { return false }
-        continue
+  ///
+  /// `polygons` are each polygon's rings in `rings`, exterior first.
+  static func nestingIsValid(_ rings: [[Point]], polygons: [Range<Int>]) -> Bool {
+    for (p, members) in polygons.enumerated() {
+      let exterior = rings[members.lowerBound]
+      let holes = members.dropFirst()
+      for h in holes {
+        let v = rings[h][0]
+        guard contains(exterior, v) else { return false }
+        for other in holes where other != h && contains(rings[other], v) { return false }
       }
-      for (p, start) in first where p != polygon {
-        guard contains(rings[start], ring[0]) else { continue }
-        let inAHole = rings.indices.contains {
-          owner[$0] == p && $0 != start && contains(rings[$0], ring[0])
-        }
-        if !inAHole { return false }
+      let v = exterior[0]
+      for (q, others) in polygons.enumerated() where q != p {
+        guard contains(rings[others.lowerBound], v) else { continue }
+        if !others.dropFirst().contains(where: { contains(rings[$0], v) }) { return false }
       }
     }
     return true
