@@ -47,15 +47,7 @@ public enum LineSimplifier {
     var stack = [(0, n - 1)]
     while let (i, j) = stack.popLast() {
       guard i + 1 < j else { continue }
-      var best = -1.0
-      var index = i
-      for k in (i + 1)..<j {
-        let d = Planar.pointToSegment(xs[k], ys[k], xs[i], ys[i], xs[j], ys[j])
-        if d > best {
-          best = d
-          index = k
-        }
-      }
+      let (index, best) = Planar.furthestPoint(xs: xs, ys: ys, from: i, to: j)
       if best <= tolerance {
         for k in (i + 1)..<j { keep[k] = false }
       } else {

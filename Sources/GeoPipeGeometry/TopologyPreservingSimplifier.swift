@@ -139,7 +139,8 @@ private struct SectionSimplifier {
       var valid = true
       let resultSize = resultStarts.isEmpty ? 0 : resultStarts.count + 1
       if resultSize < minimumSize && depth + 1 < minimumSize { valid = false }
-      let (furthest, distance) = furthestPoint(start + i, start + j)
+      let (furthest, distance) = Planar.furthestPoint(
+        xs: lines.xs, ys: lines.ys, from: start + i, to: start + j)
       if distance > tolerance { valid = false }
       if valid && hasBadIntersection(from: start + i, to: start + j) { valid = false }
       if valid {
@@ -157,27 +158,6 @@ private struct SectionSimplifier {
     if resultStarts.isEmpty { return [] }
     resultStarts.append(resultEnd)
     return resultStarts
-  }
-
-  /// The position between `i` and `j` (global, exclusive) furthest from the chord i–j, the
-  /// first of equals, and its distance (-1 and `i` when there is none).
-  private func furthestPoint(_ i: Int, _ j: Int) -> (Int, Double) {
-    let ax = lines.xs[i]
-    let ay = lines.ys[i]
-    let bx = lines.xs[j]
-    let by = lines.ys[j]
-    var best = -1.0
-    var index = i
-    var k = i + 1
-    while k < j {
-      let d = Planar.pointToSegment(lines.xs[k], lines.ys[k], ax, ay, bx, by)
-      if d > best {
-        best = d
-        index = k
-      }
-      k += 1
-    }
-    return (index, best)
   }
 
   /// Whether the chord from global position `i` to `j` has an interior intersection with a
@@ -214,6 +194,8 @@ private struct SegmentGrid {
   private var inputItems: [Int32]
   private var outputHead: [Int32]
   private var outputNext: [Int32] = []
+  /// The chord each list node names (parallel to `outputNext`).
+  private var outputIDs: [Int32] = []
   private var outputCoordinates: [Double] = []
   /// Query stamps, so that a segment in several cells is tested once per query.
   private var inputStamp: [UInt32]
@@ -308,21 +290,21 @@ private struct SegmentGrid {
 
   mutating func addOutput(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) {
     let id = Int32(outputStamp.count)
-    outputCoordinates += [ax, ay, bx, by]
+    outputCoordinates.append(ax)
+    outputCoordinates.append(ay)
+    outputCoordinates.append(bx)
+    outputCoordinates.append(by)
     outputStamp.append(0)
     let r = Self.range(ax, ay, bx, by, minX, minY, inverseCell, columns, rows)
     for row in r.2...r.3 {
       for column in r.0...r.1 {
         let c = row * columns + column
         outputNext.append(outputHead[c])
+        outputIDs.append(id)
         outputHead[c] = Int32(outputNext.count - 1)
       }
     }
-    // Each list node names its segment through a parallel array of ids.
-    outputIDs += [Int32](repeating: id, count: (r.1 - r.0 + 1) * (r.3 - r.2 + 1))
   }
-
-  private var outputIDs: [Int32] = []
 
   /// Whether `output` (given a chord's endpoints) or `input` (given a segment's index) holds
   /// for any segment whose cells the box of a–b touches.
@@ -381,6 +363,24 @@ public enum Planar {
     if r >= 1 { return hypot(px - bx, py - by) }
     let s = ((ay - py) * (bx - ax) - (ax - px) * (by - ay)) / len2
     return abs(s) * len2.squareRoot()
+  }
+
+  /// The position strictly between `i` and `j` furthest from the chord i–j (the first of
+  /// equals, as GEOS's Douglas–Peucker and topology-preserving simplifiers take it), and its
+  /// distance; `i` and -1 when there is none.
+  static func furthestPoint(xs: [Double], ys: [Double], from i: Int, to j: Int) -> (Int, Double) {
+    var best = -1.0
+    var index = i
+    var k = i + 1
+    while k < j {
+      let d = pointToSegment(xs[k], ys[k], xs[i], ys[i], xs[j], ys[j])
+      if d > best {
+        best = d
+        index = k
+      }
+      k += 1
+    }
+    return (index, best)
   }
 
   /// GEOS's `Coordinate::distance`: the square root of the summed squares (not `hypot`).
