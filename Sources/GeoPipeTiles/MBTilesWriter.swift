@@ -47,19 +47,21 @@ final class MBTilesWriter: TilesetWriter {
 
   func writeTile(_ tile: TileID, data: [UInt8]) throws {
     guard let database else { return }
-    var image = seen.location(of: data)
-    if image == nil {
+    let image: Int64
+    if let known = seen.location(of: data) {
+      image = known
+    } else {
       images += 1
-      try database.statement("INSERT INTO images (tile_id, tile_data) VALUES (?, ?)")
-        .bind(.integer(images), .blob(data)).run()
-      seen.remember(data, at: images)
       image = images
+      try database.statement("INSERT INTO images (tile_id, tile_data) VALUES (?, ?)")
+        .bind(.integer(image), .blob(data)).run()
+      seen.remember(data, at: image)
     }
     try database.statement(
       "INSERT INTO map (zoom_level, tile_column, tile_row, tile_id) VALUES (?, ?, ?, ?)"
     ).bind(
       .integer(Int64(tile.z)), .integer(Int64(tile.x)), .integer(Int64(tile.tmsY)),
-      .integer(image ?? images)
+      .integer(image)
     )
     .run()
   }

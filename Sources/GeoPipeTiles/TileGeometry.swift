@@ -135,7 +135,10 @@ enum TileGeometryEncoder {
     let ly = py * span - Double(tileY) * e
     guard ly >= -buffer, ly < e + buffer else { return }
     let lx = px * span - Double(tileX) * e
-    for shifted in [lx, lx + span, lx - span] where shifted >= -buffer && shifted < e + buffer {
+    // The point itself, then its copies a world east and a world west.
+    for copy in 0..<3 {
+      let shifted = copy == 0 ? lx : copy == 1 ? lx + span : lx - span
+      guard shifted >= -buffer && shifted < e + buffer else { continue }
       points.append(Int32(shifted.rounded()))
       points.append(Int32(ly.rounded()))
     }
