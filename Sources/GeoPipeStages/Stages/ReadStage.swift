@@ -46,6 +46,7 @@ enum ReadStage {
       "geopipe read places.csv | geopipe write places.geojson",
       "geopipe read --lat breite --lon laenge --delimiter ';' orte.csv",
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
+      "geopipe read --rewind countries.geojson > countries.geojsonl",
     ],
     options: [
       OptionSpec(
