@@ -2,9 +2,10 @@
 # Installs the Debian packages geopipe builds against, if any are missing.
 set -euo pipefail
 
-# gdal-bin: tests read MBTiles and KML back with GDAL's ogrinfo.
+# gdal-bin: tests read MBTiles and KML back with GDAL's ogrinfo. python3-shapely: the tile
+# checks compare polygons with the system GEOS through Debian's own Python.
 packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
-  libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin)
+  libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin python3-shapely)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

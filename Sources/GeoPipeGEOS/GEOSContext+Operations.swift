@@ -71,6 +71,24 @@ extension GEOSContext {
     return try self.geometry(from: result.pointer)
   }
 
+  /// The part of the geometry inside the rectangle by overlay (`GEOSIntersection_r` with the
+  /// rectangle as a polygon): slower than ``clip(_:to:)``, and exact on degenerate input (a
+  /// vertex on a corner of the rectangle) where the rectangle clip is not.
+  public func intersection(_ geometry: Geometry, _ box: BBox) throws -> Geometry {
+    let input = try makeGEOS(geometry)
+    let rectangle = try makeGEOS(
+      .polygon([
+        CoordinateArray(
+          storage: [
+            box.west, box.south, box.east, box.south, box.east, box.north, box.west, box.north,
+            box.west, box.south,
+          ], dimension: 2)
+      ]))
+    let result = try own(
+      GEOSIntersection_r(handle, input.pointer, rectangle.pointer), "Intersection")
+    return try self.geometry(from: result.pointer)
+  }
+
   /// A valid version of the geometry (`GEOSMakeValid_r`, the linework method): no vertex is
   /// moved, but a polygon may become a multipolygon or a collection with collapsed parts.
   public func makeValid(_ geometry: Geometry) throws -> Geometry {

@@ -1,13 +1,11 @@
 import GeoPipeCore
 import GeoPipeGEOS
 
-/// Clips a tile's polygons and keeps them valid through simplifying and rounding (MVT 2.1
-/// §4.3.4.4: simple rings, holes inside their exterior, no zero-area rings, no repeated
-/// points).
+/// Keeps a tile's polygons valid through simplifying and rounding (MVT 2.1 §4.3.4.4: simple
+/// rings, holes inside their exterior, no zero-area rings, no repeated points).
 ///
-/// The last clip to the tile is GEOS's (`GEOSClipByRect_r`), whose output is valid for valid
-/// input, unlike Sutherland–Hodgman's, which joins the parts of a concave ring along the
-/// box's edges. Rounding to whole tile units can still make rings touch or cross, so rounded
+/// Clipped by ``RectangleClipper``, valid polygons stay valid, but rounding to whole tile
+/// units can still make rings touch or cross, so rounded
 /// polygons that are more than a rectangle, and that `RoundedPolygonCheck` cannot prove
 /// valid, are checked with `GEOSisValid_r`; the few that
 /// fail are snap-rounded onto the integer grid from the floating-point polygons (made valid
@@ -21,30 +19,29 @@ final class PolygonRepairer {
     context = try GEOSContext()
   }
 
-  /// The polygons (each a list of rings, exterior first, as flat x, y runs) clipped to the
-  /// box; rings come back closed.
-  func clip(_ polygons: [[[Double]]], to box: BBox) throws -> [[[Double]]] {
-    var inside = true
-    for ring in polygons.lazy.compactMap(\.first) {
-      var k = 0
-      while inside && k + 1 < ring.count {
-        inside = box.contains(x: ring[k], y: ring[k + 1])
-        k += 2
-      }
+  /// A polygon feature made valid (`GEOSMakeValid_r`) when it is not, before it is cut.
+  ///
+  /// The inside of a ring that crosses itself is not defined, and clipping it would draw
+  /// whatever side the crossing leaves. Valid polygons, and anything GEOS fails on, come back
+  /// as they are.
+  func valid(_ geometry: WorldGeometry) -> WorldGeometry {
+    guard geometry.kind == .polygon else { return geometry }
+    var polygons: [[[Double]]] = []
+    var index = 0
+    for count in geometry.ringCounts {
+      polygons.append(Array(geometry.parts[index..<index + count]))
+      index += count
     }
-    // A part of a piece that is wholly inside the tile was never cut along its edges.
-    if inside { return polygons }
-    let members = Self.members(polygons)
-    guard !members.isEmpty else { return [] }
-    var parts: [[CoordinateArray]] = []
+    let source = Geometry.multiPolygon(Self.members(polygons))
     do {
-      Self.collectPolygons(try context.clip(.multiPolygon(members), to: box), into: &parts)
+      if try context.isValid(source) { return geometry }
+      var parts: [[CoordinateArray]] = []
+      Self.collectPolygons(try context.makeValid(source), into: &parts)
+      return WorldGeometry(
+        kind: .polygon, parts: parts.flatMap { $0.map(\.storage) }, ringCounts: parts.map(\.count))
     } catch {
-      // GEOS 3.11 fails on some degenerate rings (it builds a ring of three points); clip
-      // ring by ring instead, and leave any problem to `repaired`.
-      return polygons.map { $0.map { TileClipper.clipRing($0, to: box) } }
+      return geometry
     }
-    return parts.map { $0.map(\.storage) }
   }
 
   /// The rounded polygons (rings of integer points), when they are valid; otherwise the

@@ -44,7 +44,7 @@ enum TileGeometryEncoder {
   /// when nothing of it is left in the tile.
   ///
   /// Lines and polygons come as pieces cut with a wider buffer (``TileClipper``) and are
-  /// clipped here to the tile plus `buffer`, polygons by GEOS so that they stay valid; points
+  /// clipped here to the tile plus `buffer`, polygons so that they stay valid; points
   /// are kept when they lie in the tile or its buffer, also across the antimeridian.
   static func encode(
     _ geometry: WorldGeometry, z: Int, x: Int, y: Int, extent: Int, buffer: Double,
@@ -94,7 +94,7 @@ enum TileGeometryEncoder {
         polygons.append((index..<index + count).map { local(geometry.parts[$0]) })
         index += count
       }
-      let clipped = try repairer.clip(polygons, to: tile)
+      let clipped = RectangleClipper.clip(polygons, to: tile)
       let simplified = clipped.map { $0.map { simplify($0, tolerance: tolerance, closed: true) } }
       var rounded: [[[Int32]]] = []
       for polygon in simplified {

@@ -140,8 +140,10 @@ public final class Tiler {
     to writer: any TilesetWriter, name: String, attribution: String, description: String
   ) throws -> TilesetSummary {
     var pieces = TilePieces()
+    let repairer = try PolygonRepairer()
     for (feature, geometry) in shapes {
-      TileClipper.root(geometry, feature: feature, buffer: pieceBuffer, into: &pieces)
+      TileClipper.root(
+        repairer.valid(geometry), feature: feature, buffer: pieceBuffer, into: &pieces)
     }
     shapes = []
     for z in 0...options.maxZoom {
@@ -156,8 +158,7 @@ public final class Tiler {
   // MARK: Zooms
 
   /// The buffer pieces are cut with, as a fraction of a tile: wider than the tiles' own, so
-  /// that the edges Sutherland–Hodgman leaves along a piece's box lie outside the tile's final
-  /// clip.
+  /// that the runs a piece has along its own box's edges lie outside the tile's final clip.
   var pieceBuffer: Double { Double(options.buffer + 16) / Double(options.extent) }
 
   struct Placement {

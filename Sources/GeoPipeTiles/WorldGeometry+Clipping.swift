@@ -25,21 +25,12 @@ extension WorldGeometry {
       var kept: [[Double]] = []
       var counts: [Int] = []
       var index = 0
-      let full = (box.east - box.west) * (box.north - box.south)
-      polygons: for count in ringCounts {
+      for count in ringCounts {
         defer { index += count }
-        let exterior = TileClipper.clipRing(parts[index], to: box)
-        if Self.isEmptyRing(exterior, in: box) { continue }
-        var rings = [exterior]
-        for r in 1..<max(count, 1) {
-          let hole = TileClipper.clipRing(parts[index + r], to: box)
-          if Self.isEmptyRing(hole, in: box) { continue }
-          // A hole that covers the whole box leaves nothing of its polygon here.
-          if abs(Self.ringArea(hole, origin: box)) >= full * (1 - 1e-9) { continue polygons }
-          rings.append(hole)
+        for polygon in RectangleClipper.clip(parts[index..<index + count], to: box) {
+          kept += polygon
+          counts.append(polygon.count)
         }
-        kept += rings
-        counts.append(rings.count)
       }
       return counts.isEmpty ? nil : WorldGeometry(kind: .polygon, parts: kept, ringCounts: counts)
     }
@@ -60,7 +51,7 @@ extension WorldGeometry {
       k += 2
     }
     let full = (box.east - box.west) * (box.north - box.south)
-    return abs(Self.ringArea(ring, origin: box)) >= full * (1 - 1e-9)
+    return abs(RectangleClipper.signedArea(ring)) / 2 >= full * (1 - 1e-9)
   }
 
   /// The geometry moved by `dx` world widths.
@@ -89,40 +80,5 @@ extension WorldGeometry {
       k += 2
     }
     return false
-  }
-
-  /// Whether a clipped ring is left with no area.
-  ///
-  /// That is fewer than three points, or only points on the box's edges enclosing (next to)
-  /// nothing, which Sutherland–Hodgman leaves of a ring that passes round the box. Such a sliver is at most a billionth of the box and lies along
-  /// its edge, outside every child's box.
-  static func isEmptyRing(_ ring: [Double], in box: BBox) -> Bool {
-    guard ring.count >= 6 else { return true }
-    var k = 0
-    while k + 1 < ring.count {
-      if ring[k] > box.west && ring[k] < box.east && ring[k + 1] > box.south
-        && ring[k + 1] < box.north
-      {
-        return false
-      }
-      k += 2
-    }
-    let full = (box.east - box.west) * (box.north - box.south)
-    return abs(ringArea(ring, origin: box)) <= full * 1e-9
-  }
-
-  /// The signed area of a ring (shoelace), measured from the box's corner to keep the
-  /// products small.
-  static func ringArea(_ ring: [Double], origin box: BBox) -> Double {
-    let n = ring.count / 2
-    guard n >= 3 else { return 0 }
-    var sum = 0.0
-    for i in 0..<n {
-      let j = (i + 1) % n
-      sum +=
-        (ring[2 * i] - box.west) * (ring[2 * j + 1] - box.south)
-        - (ring[2 * j] - box.west) * (ring[2 * i + 1] - box.south)
-    }
-    return sum / 2
   }
 }
