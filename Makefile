@@ -28,6 +28,7 @@ demo: gazetteer
 
 test: deps
 	$(SWIFT) format lint --strict -r Sources Tests
+	Scripts/gen-module-graph.py --check
 	$(SWIFT) build
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)

@@ -38,7 +38,7 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeTiles",
     dependencies: [
-      "GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "GeoPipeGEOS", "CZlib",
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "GeoPipeGEOS",
     ],
     swiftSettings: fast),
   .target(
@@ -53,7 +53,7 @@ var targets: [Target] = [
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
-      "GeoPipeGeocoding", "GeoPipeRender", "GeoPipeTiles",
+      "GeoPipeGeocoding", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
     ],
     swiftSettings: fast),
   .target(
@@ -66,31 +66,42 @@ var targets: [Target] = [
   // a pattern glibc's malloc handles slowly.
   .executableTarget(
     name: "geopipe",
-    dependencies: ["GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation", "GeoPipeMercator"],
+    dependencies: [
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation",
+      "GeoPipeMercator", "GeoPipeGeocoding",
+    ],
     swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
   .testTarget(name: "GeoPipeCoreTests", dependencies: ["GeoPipeCore"], swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeIOTests", dependencies: ["GeoPipeIO"], swiftSettings: strict),
+    name: "GeoPipeIOTests", dependencies: ["GeoPipeIO", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeStagesTests",
     dependencies: [
       "GeoPipeStages", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeIO",
+      "GeoPipeCore",
     ],
     swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeClusteringTests", dependencies: ["GeoPipeClustering", "GeoPipeIO"],
+    name: "GeoPipeClusteringTests",
+    dependencies: ["GeoPipeClustering", "GeoPipeSpatialIndex", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding"], swiftSettings: strict),
-  .testTarget(
-    name: "GeoPipePipelineTests", dependencies: ["GeoPipePipeline"], swiftSettings: strict),
-  .testTarget(name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS"], swiftSettings: strict),
-  .testTarget(
-    name: "GeoPipeValidationTests", dependencies: ["GeoPipeValidation", "GeoPipeIO"],
+    name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeRenderTests", dependencies: ["GeoPipeRender", "CCairo"], swiftSettings: strict),
+    name: "GeoPipePipelineTests",
+    dependencies: ["GeoPipePipeline", "GeoPipeStages", "GeoPipeIO", "GeoPipeCore"],
+    swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS", "GeoPipeCore"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeValidationTests",
+    dependencies: ["GeoPipeValidation", "GeoPipeIO", "GeoPipeCore"],
+    swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeRenderTests", dependencies: ["GeoPipeRender", "GeoPipeCore", "CCairo"],
+    swiftSettings: strict),
   .testTarget(
     name: "GeoPipeMercatorTests", dependencies: ["GeoPipeMercator", "GeoPipeCore"],
     swiftSettings: strict),

@@ -55,7 +55,6 @@ struct RGBA: Hashable {
   func with(alpha: Double) -> RGBA { RGBA(red, green, blue, alpha) }
 
   static let white = RGBA(1, 1, 1)
-  static let black = RGBA(0, 0, 0)
 
   private static func hexValue(_ byte: UInt8) -> Int? {
     switch byte {

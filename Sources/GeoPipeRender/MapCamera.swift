@@ -46,10 +46,6 @@ struct MapCamera: Equatable {
   /// The position of a latitude in a world of height 1 (0 at the top).
   static func unitY(_ latitude: Double) -> Double { WebMercator.y(latitude: latitude) }
 
-  static func longitudeOf(unitX x: Double) -> Double { WebMercator.longitude(x: x) }
-
-  static func latitudeOf(unitY y: Double) -> Double { WebMercator.latitude(y: y) }
-
   /// A projector from longitude/latitude to viewport points.
   var projector: Projector { Projector(self) }
 

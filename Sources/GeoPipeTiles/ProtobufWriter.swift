@@ -37,13 +37,6 @@ struct ProtobufWriter {
     }
   }
 
-  /// A packed repeated uint32 field.
-  mutating func packedField(_ field: Int, _ values: [UInt32]) {
-    var body = ProtobufWriter()
-    for value in values { body.varint(UInt64(value)) }
-    bytesField(field, body.bytes)
-  }
-
   /// Bytes of a value as a varint.
   static func size(_ value: UInt64) -> Int {
     value == 0 ? 1 : (64 - value.leadingZeroBitCount + 6) / 7

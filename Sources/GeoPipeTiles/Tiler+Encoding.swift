@@ -1,5 +1,6 @@
 import Foundation
 import GeoPipeCore
+import GeoPipeIO
 
 extension Tiler {
   /// One tile's layers (in the order the layers first appeared), gzipped, and how many

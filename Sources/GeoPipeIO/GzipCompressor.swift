@@ -1,24 +1,26 @@
 internal import CZlib
+import GeoPipeCore
 
-/// A reusable gzip compressor (RFC 1952) for many small buffers.
+/// A reusable gzip compressor (RFC 1952) for many small buffers, such as vector tiles.
 ///
 /// One zlib stream, reset for each buffer; not shared across threads.
-final class GzipCompressor {
+public final class GzipCompressor {
   private var stream = z_stream()
   private var output: [UInt8] = []
 
-  init() throws(TilesError) {
+  /// A compressor at zlib's level 6.
+  public init() throws {
     // 15 + 16: a 32 KiB window and a gzip header.
     let status = geopipe_deflateInit2(&stream, 6, 15 + 16)
     guard status == Z_OK else {
-      throw TilesError("cannot start gzip compression (zlib status \(status))")
+      throw GeoPipeError("cannot start gzip compression (zlib status \(status))", status: .ioError)
     }
   }
 
   deinit { deflateEnd(&stream) }
 
   /// The gzip member holding `input`.
-  func compress(_ input: [UInt8]) throws(TilesError) -> [UInt8] {
+  public func compress(_ input: [UInt8]) throws -> [UInt8] {
     deflateReset(&stream)
     let bound = Int(deflateBound(&stream, UInt(input.count))) + 32
     if output.count < bound { output = [UInt8](repeating: 0, count: bound) }
@@ -32,16 +34,8 @@ final class GzipCompressor {
       }
     }
     guard status == Z_STREAM_END else {
-      throw TilesError("gzip compression failed (zlib status \(status))")
+      throw GeoPipeError("gzip compression failed (zlib status \(status))", status: .ioError)
     }
     return Array(output[0..<Int(stream.total_out)])
   }
-}
-
-/// An error writing a tileset, with what was being done.
-public struct TilesError: Error, Sendable, CustomStringConvertible {
-  /// A sentence for the user.
-  public var description: String
-
-  init(_ description: String) { self.description = description }
 }
