@@ -244,14 +244,14 @@ struct Frame {
     if t >= 1 { return (x1, y1) }
     var x = min(max(x0 + (x1 - x0) * t, box.west), box.east)
     var y = min(max(y0 + (y1 - y0) * t, box.south), box.north)
-    let distances = [x - box.west, box.east - x, y - box.south, box.north - y]
-    var nearest = 0
-    for k in 1..<4 where distances[k] < distances[nearest] { nearest = k }
-    switch nearest {
-    case 0: x = box.west
-    case 1: x = box.east
-    case 2: y = box.south
-    default: y = box.north
+    let west = x - box.west
+    let east = box.east - x
+    let south = y - box.south
+    let north = box.north - y
+    if min(west, east) <= min(south, north) {
+      x = west <= east ? box.west : box.east
+    } else {
+      y = south <= north ? box.south : box.north
     }
     return (x, y)
   }
