@@ -124,7 +124,7 @@ var products: [Product] = [
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
 // `main` of their own and link only with `--sanitize fuzzer`.
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
-  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzPipeline"] {
+  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline"] {
     let dependency: Target.Dependency = name == "FuzzPipeline" ? "GeoPipePipeline" : "GeoPipeIO"
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))
     products.append(.executable(name: name, targets: [name]))
