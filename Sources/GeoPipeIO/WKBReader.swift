@@ -7,7 +7,8 @@ import GeoPipeCore
 /// ZM) and PostGIS's extended form (EWKB: flags 0x80000000 for Z, 0x40000000 for M, 0x20000000
 /// for an SRID after the type). A position with M but no Z keeps M as its fourth number and
 /// NaN as its third. An empty point (NaN coordinates) reads as no geometry, as GeoJSON has no
-/// empty point; empty members of collections are left out.
+/// empty point; empty members of collections are left out. Other positions need finite x and
+/// y; a NaN altitude or measure means none.
 public struct WKBReader {
   /// An error at a byte offset in the geometry.
   public struct Failure: Error, CustomStringConvertible {
@@ -116,9 +117,19 @@ public struct WKBReader {
     let h = try header()
     switch h.code {
     case .point:
-      let run = try positions(1, h)
-      let p = run[0]
-      return p.x.isNaN && p.y.isNaN ? nil : .point(p)
+      let start = i
+      // An empty point is NaN, NaN (GEOS and PostGIS write it so).
+      let x = try double(h.littleEndian)
+      let y = try double(h.littleEndian)
+      if x.isNaN && y.isNaN {
+        i += (h.dimension - 2) * 8
+        guard i <= bytes.count else {
+          throw Failure(message: "the geometry ends early", offset: start)
+        }
+        return nil
+      }
+      i = start
+      return .point(try positions(1, h)[0])
     case .lineString:
       return .lineString(try positions(try count(h, minimumSize: 16), h))
     case .polygon:
@@ -158,12 +169,14 @@ public struct WKBReader {
     var storage = [Double](repeating: .nan, count: n * width)
     for k in 0..<n {
       let base = k * width
-      storage[base] = try double(h.littleEndian)
-      storage[base + 1] = try double(h.littleEndian)
-      if h.mOnly {
-        storage[base + 3] = try double(h.littleEndian)
-      } else {
-        for d in 2..<h.dimension { storage[base + d] = try double(h.littleEndian) }
+      let start = i
+      for d in 0..<h.dimension {
+        let value = try double(h.littleEndian)
+        // NaN is how a missing altitude or measure is written; x and y must be numbers.
+        guard value.isFinite || (d >= 2 && value.isNaN) else {
+          throw Failure(message: "a position with a coordinate that is not a number", offset: start)
+        }
+        storage[base + (h.mOnly && d == 2 ? 3 : d)] = value.isNaN ? .nan : value
       }
     }
     return CoordinateArray(storage: storage, dimension: width)

@@ -26,6 +26,13 @@ import Testing
     #expect(try WKTReader.parse(written, checkRanges: false) == geometry, "\(written)")
   }
 
+  @Test(arguments: files("wkb"))
+  func wkbCrashersReadBackUnchanged(name: String) throws {
+    let data = try Data(contentsOf: Self.root.appendingPathComponent("wkb/\(name)"))
+    guard let geometry = try? WKBReader.parse(Array(data)).geometry else { return }
+    #expect(try WKBReader.parse(WKBWriter.bytes(geometry)).geometry == geometry)
+  }
+
   @Test(arguments: files("geojson"))
   func geojsonCrashersReadOrFail(name: String) throws {
     let data = try Data(contentsOf: Self.root.appendingPathComponent("geojson/\(name)"))
