@@ -165,6 +165,8 @@ public struct WKBReader {
     guard n <= (bytes.count - i) / size else {
       throw Failure(message: "\(n) positions do not fit in the bytes left", offset: i)
     }
+    // An empty run has nothing to say about dimensions (and writes back as 2D).
+    guard n > 0 else { return CoordinateArray() }
     let width = h.mOnly ? 4 : h.dimension
     var storage = [Double](repeating: .nan, count: n * width)
     for k in 0..<n {
