@@ -62,7 +62,8 @@ enum Help {
     let all = groups.flatMap(\.options)
     var usage = "USAGE: geopipe \(name)"
     for spec in all where spec.isPositional {
-      usage += spec.isRequired ? " <\(spec.name)>" : " [<\(spec.name)>]"
+      let words = spec.isVariadic ? "<\(spec.name)> ..." : "<\(spec.name)>"
+      usage += spec.isRequired ? " \(words)" : " [\(words)]"
     }
     usage += " [<options>]"
     var lines = ["OVERVIEW: \(abstract)", "", usage, ""]

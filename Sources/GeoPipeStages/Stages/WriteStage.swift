@@ -65,7 +65,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
         help: "With a --crs other than WGS84: write GeoJSON anyway (RFC 7946 §4 allows it only "
           + "by prior arrangement; CSV and GeoJSONSeq carry the numbers as they are)."),
     ] + outputOptions,
-    role: .sink, inputCRSOption: "crs",
+    role: .sink, inputCRSOption: "crs", checkValues: checkValues,
     make: { values, context in
       .stage(
         try WriteStage(
