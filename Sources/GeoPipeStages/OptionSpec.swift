@@ -59,6 +59,8 @@ public struct OptionSpec: Sendable {
   /// Whether a positional option takes every remaining word (`check FILE...`); its value is
   /// then a list of the words as given.
   public var isVariadic: Bool
+  /// The values a whole-number option accepts, nil for any (`precision`: 0 to 17).
+  public var range: ClosedRange<Int>?
   /// Whether the value may hold `{property}` templates, which the stage fills in per feature.
   ///
   /// Elsewhere a pipeline file's check rejects them: the value must be a constant.
@@ -72,7 +74,8 @@ public struct OptionSpec: Sendable {
   /// Creates an option.
   public init(
     _ name: String, _ kind: OptionKind, default defaultValue: String? = nil, required: Bool = false,
-    positional: Bool = false, variadic: Bool = false, templates: Bool = false,
+    positional: Bool = false, variadic: Bool = false, range: ClosedRange<Int>? = nil,
+    templates: Bool = false,
     validate: (@Sendable (String) -> ValueProblem?)? = nil, help: String
   ) {
     self.name = name
@@ -82,6 +85,7 @@ public struct OptionSpec: Sendable {
     isRequired = required
     isPositional = positional
     isVariadic = variadic
+    self.range = range
     acceptsTemplates = templates
     self.validate = validate
   }
@@ -225,6 +229,9 @@ extension OptionSpec {
       return .string(text)
     case .integer:
       guard let n = Int(text) else { throw bad("expected a whole number") }
+      if let range, !range.contains(n) {
+        throw bad("expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+      }
       return .integer(n)
     case .number:
       guard let x = Double(text), x.isFinite else { throw bad("expected a number") }

@@ -79,6 +79,7 @@ enum Help {
           ? "<\(spec.name)>"
           : "--\(spec.name)" + (spec.kind == .flag ? "" : " \(spec.kind.placeholder)")
         var help = spec.help
+        if let range = spec.range { help += " (\(range.lowerBound) to \(range.upperBound))" }
         if let value = spec.defaultValue, spec.kind != .flag { help += " (default: \(value))" }
         let wrapped = wrap(help, width: 100 - 30)
         let pad =

@@ -56,7 +56,7 @@ struct PipelineCommand {
     "run": [
       "geopipe run Pipelines/demo.yaml",
       "geopipe run Pipelines/csv-to-geojson.yaml --var input=Fixtures/places/places.csv --var out=/tmp",
-      "geopipe run Pipelines/filter-select-style.yaml --var min_population=5000000 | geopipe write big.geojson",
+      "geopipe run Pipelines/filter-select-style.yaml --var min_population=5000000 --var out=/tmp",
     ],
     "check": [
       "geopipe check Pipelines/*.yaml",

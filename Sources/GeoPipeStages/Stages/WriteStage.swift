@@ -13,7 +13,8 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     OptionSpec(
       "no-rewind", .flag,
       help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
-    OptionSpec("precision", .integer, help: "Round coordinates to this many decimal places."),
+    OptionSpec(
+      "precision", .integer, range: 0...17, help: "Round coordinates to this many decimal places."),
     OptionSpec(
       "columns", .list, help: "CSV: the property columns, in order (default: the first feature's)."),
     OptionSpec(
