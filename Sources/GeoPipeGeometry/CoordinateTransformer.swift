@@ -48,8 +48,9 @@ public final class CoordinateTransformer {
     proj_context_destroy(context)
   }
 
-  /// What is wrong with a CRS as given (`unknown CRS 'EPSG:99999'`), or nil when PROJ knows
-  /// it. A bare number gets the hint of its EPSG code.
+  /// What is wrong with a CRS as given, or nil when PROJ knows it.
+  ///
+  /// `unknown CRS 'EPSG:99999'`; a bare number gets the hint of its EPSG code.
   public static func problem(with crs: String) -> String? {
     guard let context = proj_context_create() else { return nil }
     defer { proj_context_destroy(context) }

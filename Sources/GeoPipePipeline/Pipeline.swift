@@ -16,8 +16,10 @@ public struct Pipeline: Sendable {
   public let plan: PipelinePlan?
   /// Errors and warnings in file order.
   public let diagnostics: [PipelineDiagnostic]
-  /// The overrides naming a variable the file neither declares nor uses: a usage error, since
-  /// setting them would change nothing. The plan is nil when there are any.
+  /// The overrides naming a variable the file neither declares nor uses.
+  ///
+  /// They are a usage error, since setting them would change nothing; the plan is nil when
+  /// there are any.
   public let unknownVariables: [String]
   /// A message for each of `unknownVariables`, with a suggestion.
   public let unknownVariableMessages: [String]

@@ -279,7 +279,8 @@ struct PipelineChecker {
         continue
       }
       var message = "'\(step.definition.name)': \(problem.message)"
-      if item.optionPositions[problem.option] == nil, step.definition.inputCRSOption == problem.option,
+      if item.optionPositions[problem.option] == nil,
+        step.definition.inputCRSOption == problem.option,
         let input = step.inputs.first
       {
         message += "; the CRS comes from the stage on line \(steps[input].position.line)"
@@ -527,9 +528,9 @@ struct PipelineChecker {
     }
     guard problems.count == before else { return nil }
     let text = spec.acceptsTemplates ? substituted.templateText : substituted.text
-    // An option with a syntax of its own (an expression, a colour) is checked by it: braces
-    // inside an expression's string literal are text, not a template.
-    if !spec.acceptsTemplates, spec.validate == nil,
+    // Braces inside an expression's quoted text are text, as on the command line; the
+    // expression's own syntax check rejects them anywhere else.
+    if !spec.acceptsTemplates, !spec.isExpression,
       let offset = Self.fieldOffset(in: substituted.templateText)
     {
       let at = substituted.changed ? node.position : place(offset: offset, in: node, text: text)

@@ -27,7 +27,8 @@ enum YAMLReader {
         defer { yaml_event_delete(&event) }
         let position = TextPosition(
           line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
-        let opens = event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT
+        let opens =
+          event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT
         if opens && !builder.fits(height: 1) { return (nil, [tooDeep(at: position)]) }
         switch event.type {
         case YAML_STREAM_END_EVENT:
@@ -69,7 +70,9 @@ enum YAMLReader {
         case YAML_ALIAS_EVENT:
           let name = string(event.data.alias.anchor) ?? ""
           if let anchored = builder.anchors[name] {
-            guard builder.fits(height: anchored.height) else { return (nil, [tooDeep(at: position)]) }
+            guard builder.fits(height: anchored.height) else {
+              return (nil, [tooDeep(at: position)])
+            }
             builder.add(anchored.node, anchor: nil, height: anchored.height)
           } else {
             builder.problems.append(DocumentProblem("unknown alias '*\(name)'", at: position))

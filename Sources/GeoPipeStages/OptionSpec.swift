@@ -61,6 +61,9 @@ public struct OptionSpec: Sendable {
   public var isVariadic: Bool
   /// The values a whole-number option accepts, nil for any (`precision`: 0 to 17).
   public var range: ClosedRange<Int>?
+  /// Whether the value is an expression (`--where`), whose quoted text may hold braces: a
+  /// pipeline file's check leaves them to the expression's own syntax check.
+  public var isExpression: Bool
   /// Whether the value may hold `{property}` templates, which the stage fills in per feature.
   ///
   /// Elsewhere a pipeline file's check rejects them: the value must be a constant.
@@ -75,7 +78,7 @@ public struct OptionSpec: Sendable {
   public init(
     _ name: String, _ kind: OptionKind, default defaultValue: String? = nil, required: Bool = false,
     positional: Bool = false, variadic: Bool = false, range: ClosedRange<Int>? = nil,
-    templates: Bool = false,
+    expression: Bool = false, templates: Bool = false,
     validate: (@Sendable (String) -> ValueProblem?)? = nil, help: String
   ) {
     self.name = name
@@ -86,6 +89,7 @@ public struct OptionSpec: Sendable {
     isPositional = positional
     isVariadic = variadic
     self.range = range
+    isExpression = expression
     acceptsTemplates = templates
     self.validate = validate
   }
