@@ -56,6 +56,9 @@ struct FrontEndTests {
     #expect(read.status == 64, "\(read)")
     #expect(read.err.contains("unknown CRS 'EPSG:99999'"))
     #expect(!read.err.contains("Unknown error"))
+    let bare = try geopipe(["read", "--crs", "2154", "-"], stdin: Data())
+    #expect(bare.status == 64, "\(bare)")
+    #expect(bare.err.contains("unknown CRS '2154'; did you mean 'EPSG:2154'?"))
   }
 
   @Test func validateOfAMissingFileIsAnError() throws {

@@ -94,7 +94,8 @@ struct PipelineCheckTests {
     try withTemporaryDirectory { directory in
       try pipeline(
         "version: 1\nstages:\n  - read: places.csv\n  - reproject: {to: \"EPSG:99999\"}\n"
-          + "  - reproject: {to: \"3857\"}\n", in: directory)
+          + "  - reproject: {to: \"3857\"}\n  - {id: b, read: {path: places.csv, crs: \"4326x\"}}\n",
+        in: directory)
       let check = try geopipe(["check", "p.yaml"], in: directory)
       #expect(check.status == 78, "\(check)")
       #expect(
@@ -103,6 +104,7 @@ struct PipelineCheckTests {
             + "such as EPSG:3857, a PROJ string or WKT)",
           "p.yaml:5:22: error: 'to' of 'reproject': unknown CRS '3857'; did you mean 'EPSG:3857'?",
         ])
+      #expect(check.err.contains("p.yaml:6:44: error: 'crs' of 'read': unknown CRS '4326x'"))
     }
   }
 

@@ -24,10 +24,10 @@ enum ReprojectStage {
     ],
     options: [
       OptionSpec(
-        "to", .string, required: true, validate: validateCRS,
+        "to", .string, required: true, validate: CRSOption.validate,
         help: "The CRS to transform to (EPSG:3857, a PROJ string or WKT)."),
       OptionSpec(
-        "from", .string, validate: validateCRS,
+        "from", .string, validate: CRSOption.validate,
         help: "The CRS of the input coordinates (by default WGS84 longitude/latitude); they are "
           + "read as they are, without range checks."),
     ],
@@ -53,9 +53,4 @@ enum ReprojectStage {
             return .emit(transformed)
           }))
     })
-
-  /// Rejects a CRS PROJ does not know, before anything runs.
-  @Sendable private static func validateCRS(_ text: String) -> ValueProblem? {
-    CoordinateTransformer.problem(with: text).map { ValueProblem($0) }
-  }
 }
