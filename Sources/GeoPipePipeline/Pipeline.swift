@@ -19,7 +19,7 @@ public struct Pipeline: Sendable {
   /// The overrides naming a variable the file neither declares nor uses.
   ///
   /// They are a usage error, since setting them would change nothing; the plan is nil when
-  /// there are any.
+  /// there are any. Known only for a file without errors.
   public let unknownVariables: [String]
   /// A message for each of `unknownVariables`, with a suggestion.
   public let unknownVariableMessages: [String]
@@ -63,6 +63,10 @@ public struct Pipeline: Sendable {
     var messages: [String] = []
     if root != nil || syntaxProblems.isEmpty {
       plan = checker.check(root)
+    }
+    // Only a file without errors is known to have been read through: a stage with an
+    // error may hold references that were never looked at.
+    if plan != nil && syntaxProblems.isEmpty && checker.problems.isEmpty {
       let known = checker.knownVariables
       for (name, suggestion) in checker.unknownOverrides() {
         var message = "--var \(name): \(path) has no variable '\(name)'"

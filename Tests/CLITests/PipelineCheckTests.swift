@@ -134,9 +134,17 @@ struct PipelineCheckTests {
       let some = try geopipe(
         ["check", "p.yaml", "q.yaml", "--var", "src=places.csv", "--var", "zoom=4"], in: directory)
       #expect(some.status == 0, "\(some)")
-      let none = try geopipe(["check", "p.yaml", "q.yaml", "--var", "zom=4"], in: directory)
+      let none = try geopipe(
+        ["check", "p.yaml", "q.yaml", "--var", "src=places.csv", "--var", "zom=4"], in: directory)
       #expect(none.status == 64, "\(none)")
       #expect(none.err.contains("error: --var zom: none of the files has a variable 'zom'"))
+      // In a file with errors, the errors come first: a stage in error may use the variable.
+      try pipeline(
+        "version: 1\nstages:\n  - read: places.csv\n  - fliter: \"${n}\"\n", in: directory)
+      let broken = try geopipe(["check", "p.yaml", "--var", "n=1"], in: directory)
+      #expect(broken.status == 78, "\(broken)")
+      #expect(broken.errLines.first?.hasPrefix("p.yaml:4:5: error: unknown stage 'fliter'") == true)
+      #expect(!broken.err.contains("--var"))
     }
     let help = try geopipe(["run", "--help"])
     let example = try #require(
