@@ -107,18 +107,19 @@ struct PipelineCommand {
   private func check(_ paths: [String], overrides: [String: String], quiet: Bool) -> Int32 {
     var invalid = false
     var unreadable: ExitStatus?
-    var unknown = Set(overrides.keys)
+    // The names no file read so far has; nil until a file is read.
+    var unknown: Set<String>?
     var messages: [String] = []
     for path in paths {
       var (loaded, status) = load(path, overrides: overrides)
+      if let pipeline = loaded {
+        unknown = (unknown ?? Set(overrides.keys)).intersection(pipeline.unknownVariables)
+      }
       if let pipeline = loaded, !pipeline.unknownVariables.isEmpty {
-        unknown.formIntersection(pipeline.unknownVariables)
         messages = pipeline.unknownVariableMessages
         // Check the file with the variables it has; another file may have the others.
         let known = overrides.filter { !pipeline.unknownVariables.contains($0.key) }
         (loaded, status) = load(path, overrides: known)
-      } else if loaded != nil {
-        unknown = []
       }
       guard let pipeline = loaded else {
         unreadable = unreadable ?? status
@@ -130,7 +131,7 @@ struct PipelineCommand {
         invalid = true
       }
     }
-    if !unknown.isEmpty {
+    if let unknown, !unknown.isEmpty {
       if paths.count == 1 {
         for message in messages { Terminal.printError("error: " + message) }
       } else {

@@ -37,6 +37,9 @@ struct PipelineCheckTests {
       #expect(missing.status == 66, "\(missing)")
       #expect(missing.err.contains("nothere.yaml: no such file"))
       #expect(missing.err.contains("c.yaml: ok"))
+      let alone = try geopipe(["check", "nothere.yaml", "--var", "x=1"], in: directory)
+      #expect(alone.status == 66, "\(alone)")
+      #expect(alone.errLines == ["error: nothere.yaml: no such file"])
     }
   }
 
