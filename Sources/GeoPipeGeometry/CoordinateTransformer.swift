@@ -26,6 +26,9 @@ public final class CoordinateTransformer {
     guard let raw = proj_create_crs_to_crs(context, source, target, nil) else {
       let reason = Self.message(context)
       proj_context_destroy(context)
+      if let problem = Self.problem(with: source) ?? Self.problem(with: target) {
+        throw GeoPipeError.usage(problem)
+      }
       throw GeoPipeError.usage(
         "cannot transform from '\(source)' to '\(target)': \(reason)")
     }
@@ -43,6 +46,27 @@ public final class CoordinateTransformer {
   deinit {
     proj_destroy(transformation)
     proj_context_destroy(context)
+  }
+
+  /// What is wrong with a CRS as given, or nil when PROJ knows it.
+  ///
+  /// `unknown CRS 'EPSG:99999'`; a bare number gets the hint of its EPSG code.
+  public static func problem(with crs: String) -> String? {
+    guard let context = proj_context_create() else { return nil }
+    defer { proj_context_destroy(context) }
+    proj_log_level(context, PJ_LOG_NONE)
+    if let object = proj_create(context, crs) {
+      proj_destroy(object)
+      return nil
+    }
+    var message = "unknown CRS '\(crs)'"
+    if !crs.isEmpty, crs.allSatisfy(\.isNumber), let object = proj_create(context, "EPSG:\(crs)") {
+      proj_destroy(object)
+      message += "; did you mean 'EPSG:\(crs)'?"
+    } else {
+      message += " (give an EPSG code such as EPSG:3857, a PROJ string or WKT)"
+    }
+    return message
   }
 
   /// Whether `crs` names WGS84 longitude/latitude as geopipe uses it between stages.

@@ -11,6 +11,9 @@ struct JSONDocumentReader {
   private var problems: [DocumentProblem] = []
   private var depth = 0
 
+  /// The deepest nesting of objects and arrays accepted, as in the YAML and GeoJSON readers.
+  static let maxDepth = 512
+
   /// Parses `text`; a syntax error ends the parse and is the last problem reported.
   static func read(_ text: String) -> (root: DocumentNode?, problems: [DocumentProblem]) {
     var reader = JSONDocumentReader(chars: Array(text))
@@ -33,6 +36,11 @@ struct JSONDocumentReader {
   }
 
   private var position: TextPosition { TextPosition(line: line, column: column) }
+
+  private var tooDeep: DocumentProblem {
+    DocumentProblem(
+      "nesting deeper than \(Self.maxDepth) levels of objects and arrays", at: position)
+  }
 
   private func problem(_ message: String) -> DocumentProblem {
     DocumentProblem("JSON syntax error: \(message)", at: position)
@@ -76,9 +84,10 @@ struct JSONDocumentReader {
     case "{":
       depth += 1
       defer { depth -= 1 }
-      guard depth < 200 else { throw problem("nested too deeply") }
+      guard depth <= Self.maxDepth else { throw tooDeep }
       advance()
       var entries: [DocumentEntry] = []
+      var keys: [String: TextPosition] = [:]
       skipSpace()
       if index < chars.count, chars[index] == "}" {
         advance()
@@ -90,10 +99,12 @@ struct JSONDocumentReader {
           throw problem("expected a quoted key")
         }
         let key = try string()
-        if let name = key.scalarText, let first = entries.first(where: { $0.name == name }) {
+        let name = key.scalarText ?? ""
+        if let first = keys[name] {
           problems.append(
-            DocumentProblem(
-              "duplicate key '\(name)' (first at \(first.key.position))", at: key.position))
+            DocumentProblem("duplicate key '\(name)' (first at \(first))", at: key.position))
+        } else {
+          keys[name] = key.position
         }
         try expect(":", "':' after a key")
         skipSpace()
@@ -109,7 +120,7 @@ struct JSONDocumentReader {
     case "[":
       depth += 1
       defer { depth -= 1 }
-      guard depth < 200 else { throw problem("nested too deeply") }
+      guard depth <= Self.maxDepth else { throw tooDeep }
       advance()
       var items: [DocumentNode] = []
       skipSpace()

@@ -16,6 +16,13 @@ public struct Pipeline: Sendable {
   public let plan: PipelinePlan?
   /// Errors and warnings in file order.
   public let diagnostics: [PipelineDiagnostic]
+  /// The overrides naming a variable the file neither declares nor uses.
+  ///
+  /// They are a usage error, since setting them would change nothing; the plan is nil when
+  /// there are any. Known only for a file without errors.
+  public let unknownVariables: [String]
+  /// A message for each of `unknownVariables`, with a suggestion.
+  public let unknownVariableMessages: [String]
 
   /// Reads and checks a pipeline file; `overrides` replace its `vars` (`--var name=value`).
   ///
@@ -52,9 +59,27 @@ public struct Pipeline: Sendable {
         values: ["pipeline_dir": Self.folder(of: path)], environment: environment),
       overrides: overrides)
     var plan: PipelinePlan?
+    var unknown: [String] = []
+    var messages: [String] = []
     if root != nil || syntaxProblems.isEmpty {
       plan = checker.check(root)
     }
+    // Only a file without errors is known to have been read through: a stage with an
+    // error may hold references that were never looked at.
+    if plan != nil && syntaxProblems.isEmpty && checker.problems.isEmpty {
+      let known = checker.knownVariables
+      for (name, suggestion) in checker.unknownOverrides() {
+        var message = "--var \(name): \(path) has no variable '\(name)'"
+        if let suggestion { message += "; did you mean '\(suggestion)'?" }
+        message +=
+          known.isEmpty
+          ? " (it has no variables)" : " (its variables: \(known.joined(separator: ", ")))"
+        unknown.append(name)
+        messages.append(message)
+      }
+    }
+    unknownVariables = unknown
+    unknownVariableMessages = messages
     let errors = (syntaxProblems + checker.problems).map {
       PipelineDiagnostic(file: path, severity: .error, problem: $0)
     }
@@ -62,7 +87,7 @@ public struct Pipeline: Sendable {
       PipelineDiagnostic(file: path, severity: .warning, problem: $0)
     }
     diagnostics = (errors + warnings).sorted { $0.position < $1.position }
-    self.plan = errors.isEmpty ? plan : nil
+    self.plan = errors.isEmpty && unknown.isEmpty ? plan : nil
   }
 
   /// The errors alone.

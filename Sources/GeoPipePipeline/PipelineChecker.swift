@@ -7,6 +7,10 @@ struct PipelineChecker {
   private(set) var warnings: [DocumentProblem] = []
   private var variables: Variables
   private let overrides: [String: String]
+  /// The names under `vars:`, in file order.
+  private var declaredVariables: [String] = []
+  /// The names the file refers to as `${name}`.
+  private var usedVariables = Set<String>()
 
   /// Keys a pipeline file may have at its top level.
   static let topLevelKeys = ["version", "vars", "stages", "name", "description"]
@@ -68,6 +72,21 @@ struct PipelineChecker {
 
   private var start: TextPosition { TextPosition(line: 1, column: 1) }
 
+  /// The `--var` names the file neither declares under `vars:` nor refers to, each with the
+  /// closest name it has: setting them would change nothing.
+  func unknownOverrides() -> [(name: String, suggestion: String?)] {
+    let known = knownVariables
+    let names = Set(known)
+    return overrides.keys.sorted().filter { !names.contains($0) }.map {
+      ($0, Suggestions.closest(to: $0, among: known))
+    }
+  }
+
+  /// The variables a file has: those it declares, then others it refers to.
+  var knownVariables: [String] {
+    declaredVariables + usedVariables.subtracting(declaredVariables).sorted()
+  }
+
   private mutating func error(_ message: String, at position: TextPosition) {
     problems.append(DocumentProblem(message, at: position))
   }
@@ -94,7 +113,13 @@ struct PipelineChecker {
           at: entry.key.position)
         continue
       }
-      if overrides[name] != nil { continue }
+      declaredVariables.append(name)
+      if overrides[name] != nil {
+        if let text = entry.value.scalarText {
+          usedVariables.formUnion(variables.substitute(text).names)
+        }
+        continue
+      }
       guard let text = entry.value.scalarText else {
         error(
           "variable '\(name)' must be a single value, not \(entry.value.kindDescription)",
@@ -108,6 +133,7 @@ struct PipelineChecker {
   /// Substitutes variables into a scalar's text, reporting problems at their place.
   private mutating func substitute(_ text: String, in node: DocumentNode) -> String {
     let result = variables.substitute(text)
+    usedVariables.formUnion(result.names)
     for problem in result.problems {
       error(problem.message, at: place(offset: problem.offset, in: node, text: text))
     }
@@ -130,17 +156,21 @@ struct PipelineChecker {
     var inputNames: [DocumentNode]?
     var inputEntry: DocumentEntry?
     var position: TextPosition
+    /// Where each option given in the file has its value.
+    var optionPositions: [String: TextPosition] = [:]
   }
 
   private mutating func plan(_ nodes: [DocumentNode]) -> PipelinePlan? {
     let stageNames = StageRegistry.all.map(\.name)
     var items: [Item] = []
+    // The item each id first names, so that finding an input is a look-up, not a scan.
+    var idIndices: [String: Int] = [:]
     for node in nodes {
       var item = Item(position: node.position)
       if let name = node.scalarText, let definition = StageRegistry.definition(named: name) {
         // `- info` is a stage without options.
         item.definition = definition
-        item.values = options(
+        (item.values, item.optionPositions) = options(
           of: definition,
           in: DocumentEntry(
             key: node, value: DocumentNode(.scalar("", quoted: false), at: node.position)))
@@ -164,12 +194,13 @@ struct PipelineChecker {
             error("an id is a name of letters, digits, '_' and '-'", at: entry.value.position)
             continue
           }
-          if let other = items.firstIndex(where: { $0.id == text }) {
+          if let other = idIndices[text] {
             error(
               "duplicate id '\(text)' (first at \(idPosition(nodes[other]) ?? items[other].position))",
               at: entry.value.position)
           }
           item.id = text
+          if idIndices[text] == nil { idIndices[text] = items.count }
         case "input":
           item.inputEntry = entry
           switch entry.value.content {
@@ -202,7 +233,7 @@ struct PipelineChecker {
       if let stageEntry, let definition = StageRegistry.definition(named: stageEntry.name) {
         item.definition = definition
         item.position = stageEntry.key.position
-        item.values = options(of: definition, in: stageEntry)
+        (item.values, item.optionPositions) = options(of: definition, in: stageEntry)
       } else if stageEntry == nil
         && !entries.contains(where: { !["id", "input"].contains($0.name) })
       {
@@ -212,7 +243,7 @@ struct PipelineChecker {
       }
       items.append(item)
     }
-    let inputs = wire(items)
+    let inputs = wire(items, idIndices: idIndices)
     guard problems.isEmpty else { return nil }
     var steps: [PipelinePlan.Step] = []
     for (k, item) in items.enumerated() {
@@ -222,9 +253,12 @@ struct PipelineChecker {
           id: item.id, definition: definition, values: item.values, inputs: inputs[k],
           position: item.position))
     }
+    checkValues(passingCRSOn(steps), items: items)
+    guard problems.isEmpty else { return nil }
     var plan = PipelinePlan(steps: steps)
+    let consumers = plan.consumers()
     for (k, step) in steps.enumerated() where step.definition.role != .sink {
-      guard plan.consumers(of: k).isEmpty else { continue }
+      guard consumers[k].isEmpty else { continue }
       if k == steps.count - 1 {
         plan.standardOutput = k
       } else {
@@ -235,6 +269,24 @@ struct PipelineChecker {
       }
     }
     return plan
+  }
+
+  /// Reports what building each stage would refuse from its option values alone, with the
+  /// CRS each stage receives filled in as the run fills it in.
+  private mutating func checkValues(_ steps: [PipelinePlan.Step], items: [Item]) {
+    for (step, item) in zip(steps, items) {
+      guard let check = step.definition.checkValues, let problem = check(step.values) else {
+        continue
+      }
+      var message = "'\(step.definition.name)': \(problem.message)"
+      if item.optionPositions[problem.option] == nil,
+        step.definition.inputCRSOption == problem.option,
+        let input = step.inputs.first
+      {
+        message += "; the CRS comes from the stage on line \(steps[input].position.line)"
+      }
+      error(message, at: item.optionPositions[problem.option] ?? item.position)
+    }
   }
 
   private func idPosition(_ node: DocumentNode) -> TextPosition? {
@@ -255,7 +307,7 @@ struct PipelineChecker {
   }
 
   /// Resolves each item's inputs to earlier items, reporting what cannot be resolved.
-  private mutating func wire(_ items: [Item]) -> [[Int]] {
+  private mutating func wire(_ items: [Item], idIndices: [String: Int]) -> [[Int]] {
     var result: [[Int]] = []
     for (k, item) in items.enumerated() {
       guard let definition = item.definition else {
@@ -293,14 +345,14 @@ struct PipelineChecker {
           error("an input is a stage id, not \(node.kindDescription)", at: node.position)
           continue
         }
-        if let index = items[..<k].firstIndex(where: { $0.id == id }) {
+        if let index = idIndices[id], index < k {
           if let source = items[index].definition, source.role == .sink {
             error(
               "input '\(id)' is a '\(source.name)' stage, which passes no features on",
               at: node.position)
           }
           indices.append(index)
-        } else if let later = items[k...].firstIndex(where: { $0.id == id }) {
+        } else if let later = idIndices[id] {
           error(
             "input '\(id)' names a later stage (line \(items[later].position.line)); a stage "
               + "reads only stages above it", at: node.position)
@@ -319,10 +371,11 @@ struct PipelineChecker {
   /// Reads a stage's options: a mapping, nothing, or one value for its first positional
   /// option (`- head: 5`, `- read: places.csv`).
   private mutating func options(of definition: StageDefinition, in entry: DocumentEntry)
-    -> OptionValues
+    -> (values: OptionValues, positions: [String: TextPosition])
   {
     var values = OptionValues()
     var given = Set<String>()
+    var positions: [String: TextPosition] = [:]
     let node = entry.value
     let stage = definition.name
     if node.isNull {
@@ -344,6 +397,7 @@ struct PipelineChecker {
           continue
         }
         given.insert(name)
+        positions[name] = option.value.position
         if let value = self.value(for: spec, stage: stage, node: option.value) {
           values.set(name, value)
         }
@@ -352,6 +406,7 @@ struct PipelineChecker {
       !(definition.pathIsInput && spec.name == "path")
     {
       given.insert(spec.name)
+      positions[spec.name] = node.position
       if let value = value(for: spec, stage: stage, node: node) { values.set(spec.name, value) }
     } else {
       if isUnquotedTemplate(node) {
@@ -361,7 +416,7 @@ struct PipelineChecker {
           "the options of '\(stage)' are a mapping such as {\(definition.options.first?.name ?? "option"): ...}, "
             + "not \(node.kindDescription)", at: node.position)
       }
-      return values
+      return (values, positions)
     }
     for spec in definition.options where !given.contains(spec.name) {
       if let text = spec.defaultValue, let value = try? spec.value(from: text) {
@@ -370,7 +425,7 @@ struct PipelineChecker {
         error("stage '\(stage)' needs option '\(spec.name)'", at: entry.key.position)
       }
     }
-    return values
+    return (values, positions)
   }
 
   /// Whether YAML read an unquoted `{name}` template as a one-key flow mapping.
@@ -467,12 +522,17 @@ struct PipelineChecker {
   ) -> String? {
     let before = problems.count
     let substituted = variables.substitute(original)
+    usedVariables.formUnion(substituted.names)
     for problem in substituted.problems {
       error(problem.message, at: place(offset: problem.offset, in: node, text: original))
     }
     guard problems.count == before else { return nil }
-    let text = substituted.text
-    if !spec.acceptsTemplates, let offset = Self.fieldOffset(in: text) {
+    let text = spec.acceptsTemplates ? substituted.templateText : substituted.text
+    // Braces inside an expression's quoted text are text, as on the command line; the
+    // expression's own syntax check rejects them anywhere else.
+    if !spec.acceptsTemplates, !spec.isExpression,
+      let offset = Self.fieldOffset(in: substituted.templateText)
+    {
       let at = substituted.changed ? node.position : place(offset: offset, in: node, text: text)
       error(
         "'\(spec.name)' of '\(stage)' must be the same for every feature: it takes no "

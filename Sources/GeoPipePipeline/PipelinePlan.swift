@@ -22,12 +22,12 @@ public struct PipelinePlan: Sendable {
   /// not a sink.
   public var standardOutput: Int?
 
-  /// The steps reading from `index`, with the input slot each reads it in.
-  func consumers(of index: Int) -> [(step: Int, slot: Int)] {
-    var result: [(Int, Int)] = []
+  /// For each step, the steps reading it with the input slot each reads it in, in step order.
+  func consumers() -> [[(step: Int, slot: Int)]] {
+    var result = Array(repeating: [(step: Int, slot: Int)](), count: steps.count)
     for (k, step) in steps.enumerated() {
-      for (slot, input) in step.inputs.enumerated() where input == index {
-        result.append((k, slot))
+      for (slot, input) in step.inputs.enumerated() where result.indices.contains(input) {
+        result[input].append((k, slot))
       }
     }
     return result

@@ -99,7 +99,7 @@ private struct Graph {
   }
 
   func run() throws {
-    for k in nodes.indices { nodes[k].consumers = plan.consumers(of: k) }
+    for (node, consumers) in zip(nodes, plan.consumers()) { node.consumers = consumers }
     var total = 0
     var bytesBefore = 0
     for (k, node) in nodes.enumerated() {

@@ -22,11 +22,14 @@ enum YAMLReader {
       while true {
         var event = yaml_event_t()
         guard yaml_parser_parse(&parser, &event) != 0 else {
-          return (nil, [syntaxProblem(parser)])
+          return (nil, [syntaxProblem(parser, bytes: buffer)])
         }
         defer { yaml_event_delete(&event) }
         let position = TextPosition(
           line: Int(event.start_mark.line) + 1, column: Int(event.start_mark.column) + 1)
+        let opens =
+          event.type == YAML_SEQUENCE_START_EVENT || event.type == YAML_MAPPING_START_EVENT
+        if opens && !builder.fits(height: 1) { return (nil, [tooDeep(at: position)]) }
         switch event.type {
         case YAML_STREAM_END_EVENT:
           return (builder.root, builder.problems)
@@ -66,8 +69,11 @@ enum YAMLReader {
           builder.close()
         case YAML_ALIAS_EVENT:
           let name = string(event.data.alias.anchor) ?? ""
-          if let node = builder.anchors[name] {
-            builder.add(node, anchor: nil)
+          if let anchored = builder.anchors[name] {
+            guard builder.fits(height: anchored.height) else {
+              return (nil, [tooDeep(at: position)])
+            }
+            builder.add(anchored.node, anchor: nil, height: anchored.height)
           } else {
             builder.problems.append(DocumentProblem("unknown alias '*\(name)'", at: position))
             builder.add(DocumentNode(.scalar("", quoted: false), at: position), anchor: nil)
@@ -84,10 +90,23 @@ enum YAMLReader {
     return String(cString: pointer)
   }
 
-  private static func syntaxProblem(_ parser: yaml_parser_t) -> DocumentProblem {
+  private static func tooDeep(at position: TextPosition) -> DocumentProblem {
+    DocumentProblem(
+      "nesting deeper than \(DocumentBuilder.maxDepth) levels of mappings and lists",
+      at: position)
+  }
+
+  private static func syntaxProblem(_ parser: yaml_parser_t, bytes: UnsafeBufferPointer<UInt8>)
+    -> DocumentProblem
+  {
     let problem = parser.problem.map { String(cString: $0) } ?? "syntax error"
     let context = parser.context.map { String(cString: $0) }
     let mark = parser.problem_mark
+    if let tab = firstTab(in: bytes, line: Int(mark.line) + 1) {
+      return DocumentProblem(
+        "a tab character here: YAML indents with spaces only; replace the tab with spaces",
+        at: tab)
+    }
     var message = "YAML syntax error: \(problem)"
     if let context {
       let at = TextPosition(
@@ -99,49 +118,102 @@ enum YAMLReader {
   }
 }
 
+/// Where the first tab of a line's leading white space is, if it has one.
+///
+/// libyaml rejects a tab where YAML expects indentation with a message of its own ("found
+/// character that cannot start any token"); a tab is the usual cause of such an error.
+private func firstTab(in bytes: UnsafeBufferPointer<UInt8>, line: Int) -> TextPosition? {
+  var current = 1
+  var k = 0
+  while current < line, k < bytes.count {
+    if bytes[k] == 0x0A { current += 1 }
+    k += 1
+  }
+  guard current == line else { return nil }
+  var column = 1
+  while k < bytes.count, bytes[k] == 0x20 || bytes[k] == 0x09 || bytes[k] == UInt8(ascii: "-") {
+    if bytes[k] == 0x09 { return TextPosition(line: line, column: column) }
+    column += 1
+    k += 1
+  }
+  return nil
+}
+
 /// Assembles nodes from parser events.
+///
+/// Each open mapping or sequence keeps its children in its own frame until it closes, so adding
+/// a child never copies its siblings, and a mapping finds repeated keys through a dictionary:
+/// building is linear in the size of the file. Nesting is limited to `maxDepth` levels, so that
+/// neither building, checking nor freeing the nodes can recurse without bound.
 private struct DocumentBuilder {
-  var stack: [(node: DocumentNode, anchor: String?, pendingKey: DocumentNode?)] = []
-  var root: DocumentNode?
-  var anchors: [String: DocumentNode] = [:]
+  /// The deepest nesting of mappings and sequences accepted, as in the JSON readers.
+  static let maxDepth = 512
+
+  private struct Frame {
+    var node: DocumentNode
+    var anchor: String?
+    var items: [DocumentNode] = []
+    var entries: [DocumentEntry] = []
+    var keys: [String: TextPosition] = [:]
+    var pendingKey: DocumentNode?
+    var height = 1
+  }
+
+  private var stack: [Frame] = []
+  private(set) var root: DocumentNode?
+  /// Anchored nodes with their height (levels of nesting they hold).
+  private(set) var anchors: [String: (node: DocumentNode, height: Int)] = [:]
   var problems: [DocumentProblem] = []
 
+  /// How many mappings and sequences are open.
+  var depth: Int { stack.count }
+
+  /// Whether a node `height` levels deep can be added at the current depth.
+  func fits(height: Int) -> Bool { stack.count + height <= Self.maxDepth }
+
   mutating func open(_ node: DocumentNode, anchor: String?) {
-    stack.append((node, anchor, nil))
+    stack.append(Frame(node: node, anchor: anchor))
   }
 
   mutating func close() {
-    guard let top = stack.popLast() else { return }
-    add(top.node, anchor: top.anchor)
+    guard var top = stack.popLast() else { return }
+    switch top.node.content {
+    case .sequence: top.node.content = .sequence(top.items)
+    case .mapping: top.node.content = .mapping(top.entries)
+    case .scalar: break
+    }
+    add(top.node, anchor: top.anchor, height: top.height)
   }
 
-  mutating func add(_ node: DocumentNode, anchor: String?) {
-    if let anchor { anchors[anchor] = node }
-    guard var top = stack.popLast() else {
+  mutating func add(_ node: DocumentNode, anchor: String?, height: Int = 0) {
+    if let anchor { anchors[anchor] = (node, height) }
+    guard !stack.isEmpty else {
       root = node
       return
     }
-    switch top.node.content {
-    case .sequence(var items):
-      items.append(node)
-      top.node.content = .sequence(items)
-    case .mapping(var entries):
-      if let key = top.pendingKey {
-        if let name = key.scalarText, let first = entries.first(where: { $0.name == name }) {
-          problems.append(
-            DocumentProblem(
-              "duplicate key '\(name)' (first at \(first.key.position))", at: key.position))
+    let k = stack.count - 1
+    stack[k].height = max(stack[k].height, height + 1)
+    switch stack[k].node.content {
+    case .sequence:
+      stack[k].items.append(node)
+    case .mapping:
+      if let key = stack[k].pendingKey {
+        if let name = key.scalarText {
+          if let first = stack[k].keys[name] {
+            problems.append(
+              DocumentProblem("duplicate key '\(name)' (first at \(first))", at: key.position))
+          } else {
+            stack[k].keys[name] = key.position
+          }
         }
-        entries.append(DocumentEntry(key: key, value: node))
-        top.node.content = .mapping(entries)
-        top.pendingKey = nil
+        stack[k].entries.append(DocumentEntry(key: key, value: node))
+        stack[k].pendingKey = nil
       } else {
-        top.pendingKey = node
+        stack[k].pendingKey = node
       }
     case .scalar:
       break
     }
-    stack.append(top)
   }
 }
 

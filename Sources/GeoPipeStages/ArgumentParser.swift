@@ -6,7 +6,7 @@ import GeoPipeCore
 /// word even when it starts with `-` (`--bbox -10,35,30,60`). Flags take no value
 /// (`--name=false` is accepted); a `.pairs` option may be given more than once. Words that
 /// are not options fill the positional options in order; `--` ends the options. Unknown
-/// options get a "did you mean" suggestion.
+/// options get a "did you mean" suggestion. A variadic positional takes every remaining word.
 public struct ArgumentParser {
   /// The options understood, positional ones in order.
   public let options: [OptionSpec]
@@ -29,8 +29,12 @@ public struct ArgumentParser {
         throw GeoPipeError.usage("unexpected argument '\(word)'")
       }
       let spec = positionals[nextPositional]
-      values.set(spec.name, try spec.parse(word))
       given.insert(spec.name)
+      if spec.isVariadic {
+        values.set(spec.name, .list((values.list(spec.name) ?? []) + [word]))
+        return
+      }
+      values.set(spec.name, try spec.parse(word))
       nextPositional += 1
     }
     while k < words.count {
@@ -105,12 +109,15 @@ public struct ArgumentParser {
 /// "Did you mean" suggestions by edit distance.
 public enum Suggestions {
   /// The candidate closest to `word` (within a third of its length, at least 2 edits), or a
-  /// candidate that starts with it.
+  /// candidate that starts with it, or one of three letters or more that it starts with
+  /// (`output` for `out`).
   public static func closest(to word: String, among candidates: [String]) -> String? {
     let limit = max(2, word.count / 3)
     let scored = candidates.map { ($0, distance(word.lowercased(), $0.lowercased())) }
     if let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= limit { return best.0 }
-    return candidates.first { $0.hasPrefix(word) && !word.isEmpty }
+    guard !word.isEmpty else { return nil }
+    return candidates.first { $0.hasPrefix(word) }
+      ?? candidates.first { $0.count >= 3 && word.hasPrefix($0) }
   }
 
   /// Levenshtein distance between two strings.

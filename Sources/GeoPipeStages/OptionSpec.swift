@@ -56,6 +56,14 @@ public struct OptionSpec: Sendable {
   public var isRequired: Bool
   /// Whether it is given without `--name` on the command line (a stage's main file, `path`).
   public var isPositional: Bool
+  /// Whether a positional option takes every remaining word (`check FILE...`); its value is
+  /// then a list of the words as given.
+  public var isVariadic: Bool
+  /// The values a whole-number option accepts, nil for any (`precision`: 0 to 17).
+  public var range: ClosedRange<Int>?
+  /// Whether the value is an expression (`--where`), whose quoted text may hold braces: a
+  /// pipeline file's check leaves them to the expression's own syntax check.
+  public var isExpression: Bool
   /// Whether the value may hold `{property}` templates, which the stage fills in per feature.
   ///
   /// Elsewhere a pipeline file's check rejects them: the value must be a constant.
@@ -69,7 +77,8 @@ public struct OptionSpec: Sendable {
   /// Creates an option.
   public init(
     _ name: String, _ kind: OptionKind, default defaultValue: String? = nil, required: Bool = false,
-    positional: Bool = false, templates: Bool = false,
+    positional: Bool = false, variadic: Bool = false, range: ClosedRange<Int>? = nil,
+    expression: Bool = false, templates: Bool = false,
     validate: (@Sendable (String) -> ValueProblem?)? = nil, help: String
   ) {
     self.name = name
@@ -78,6 +87,9 @@ public struct OptionSpec: Sendable {
     self.help = help
     isRequired = required
     isPositional = positional
+    isVariadic = variadic
+    self.range = range
+    isExpression = expression
     acceptsTemplates = templates
     self.validate = validate
   }
@@ -94,6 +106,20 @@ public struct ValueProblem: Error, Sendable, Equatable {
   public init(_ message: String, offset: Int = 0) {
     self.message = message
     self.offset = offset
+  }
+}
+
+/// What is wrong with a stage's option values taken together, and which option to point at.
+public struct OptionProblem: Sendable, Equatable {
+  /// The option the problem is reported at (the stage, when the option was not given).
+  public var option: String
+  /// What is wrong, as a sentence.
+  public var message: String
+
+  /// Creates a problem.
+  public init(option: String, _ message: String) {
+    self.option = option
+    self.message = message
   }
 }
 
@@ -207,6 +233,9 @@ extension OptionSpec {
       return .string(text)
     case .integer:
       guard let n = Int(text) else { throw bad("expected a whole number") }
+      if let range, !range.contains(n) {
+        throw bad("expected a whole number from \(range.lowerBound) to \(range.upperBound)")
+      }
       return .integer(n)
     case .number:
       guard let x = Double(text), x.isFinite else { throw bad("expected a number") }

@@ -29,6 +29,9 @@ public struct StageDefinition: Sendable {
   /// The option that names the CRS of the features the stage emits, when it changes it
   /// (`reproject --to`); a pipeline passes it on to the stages downstream.
   public var outputCRSOption: String?
+  /// What building the stage would refuse that its option values alone decide (an output path
+  /// whose format cannot be told), so that a pipeline file's check reports it at the option.
+  public var checkValues: (@Sendable (OptionValues) -> OptionProblem?)?
   /// Builds the stage from validated options.
   public var make: @Sendable (OptionValues, StageContext) throws -> StageInstance
 
@@ -37,6 +40,7 @@ public struct StageDefinition: Sendable {
     name: String, abstract: String, discussion: String, examples: [String], options: [OptionSpec],
     role: StageRole, buffersAll: Bool = false, pathIsInput: Bool = false,
     inputCRSOption: String? = nil, outputCRSOption: String? = nil,
+    checkValues: (@Sendable (OptionValues) -> OptionProblem?)? = nil,
     make: @escaping @Sendable (OptionValues, StageContext) throws -> StageInstance
   ) {
     self.name = name
@@ -49,6 +53,7 @@ public struct StageDefinition: Sendable {
     self.pathIsInput = pathIsInput
     self.inputCRSOption = inputCRSOption
     self.outputCRSOption = outputCRSOption
+    self.checkValues = checkValues
     self.make = make
   }
 

@@ -37,12 +37,12 @@ public struct RunTotals: Sendable {
   /// `3 files, 1204 features: 2 errors, 1 warning`.
   public var sentence: String {
     var text = "\(plural(files, "file")), \(plural(features, "feature")): "
-    if errors == 0 && warnings == 0 {
-      text += "no problems"
-    } else {
-      text += "\(plural(errors, "error")), \(plural(warnings, "warning"))"
+    var parts: [String] = []
+    if errors > 0 || warnings > 0 {
+      parts.append("\(plural(errors, "error")), \(plural(warnings, "warning"))")
     }
-    if unopened > 0 { text += "; \(plural(unopened, "file")) could not be opened" }
+    if unopened > 0 { parts.append("\(plural(unopened, "file")) could not be opened") }
+    text += parts.isEmpty ? "no problems" : parts.joined(separator: "; ")
     if truncated { text += " (stopped at --max-findings)" }
     return text
   }

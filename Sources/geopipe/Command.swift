@@ -124,6 +124,16 @@ struct Command {
       ? values.string("input")
       : (definition?.role == .source || definition?.pathIsInput == true
         ? values.string("path") : nil)
+    let readsStandardInput =
+      definition.map { $0.role != .source && !$0.pathIsInput } == true || inputPath == "-"
+    if readsStandardInput && Terminal.stdinIsTerminal && !quiet {
+      let instead =
+        inputPath == nil
+        ? "or pipe them in: geopipe read FILE | geopipe \(name) ..."
+        : "or give a file: geopipe \(name) FILE"
+      Terminal.printError(
+        "\(name): waiting for features on standard input (end with Ctrl-D), \(instead)")
+    }
     let progress =
       showProgress
       ? ProgressLine(

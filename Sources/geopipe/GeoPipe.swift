@@ -33,6 +33,7 @@ enum GeoPipe {
         if PipelineCommand.abstracts[words[1]] != nil {
           return PipelineCommand(name: words[1], words: ["--help"]).run()
         }
+        guard commandNames.contains(words[1]) else { return unknownCommand(words[1]) }
         return Command(name: words[1], words: ["--help"]).run()
       }
       print(Help.overview(), terminator: "")
@@ -49,18 +50,19 @@ enum GeoPipe {
     if PipelineCommand.abstracts[first] != nil {
       return PipelineCommand(name: first, words: Array(words.dropFirst())).run()
     }
-    let names =
-      StageRegistry.all.map(\.name) + [
-        "convert", "run", "check", "gazetteer", "validate", "camera",
-      ]
-    guard names.contains(first) else {
-      let hint =
-        Suggestions.closest(to: first, among: names).map { "; did you mean '\($0)'?" } ?? ""
-      Terminal.printError("error: unknown command '\(first)'\(hint)")
-      Terminal.printError("usage: see 'geopipe --help'")
-      return ExitStatus.usage.rawValue
-    }
+    guard commandNames.contains(first) else { return unknownCommand(first) }
     return Command(name: first, words: Array(words.dropFirst())).run()
+  }
+
+  static let commandNames =
+    StageRegistry.all.map(\.name) + ["convert", "run", "check", "gazetteer", "validate", "camera"]
+
+  static func unknownCommand(_ name: String) -> Int32 {
+    let hint =
+      Suggestions.closest(to: name, among: commandNames).map { "; did you mean '\($0)'?" } ?? ""
+    Terminal.printError("error: unknown command '\(name)'\(hint)")
+    Terminal.printError("usage: see 'geopipe --help'")
+    return ExitStatus.usage.rawValue
   }
 
   /// On SIGINT or SIGTERM, remove partial output files before exiting.

@@ -62,7 +62,8 @@ enum Help {
     let all = groups.flatMap(\.options)
     var usage = "USAGE: geopipe \(name)"
     for spec in all where spec.isPositional {
-      usage += spec.isRequired ? " <\(spec.name)>" : " [<\(spec.name)>]"
+      let words = spec.isVariadic ? "<\(spec.name)> ..." : "<\(spec.name)>"
+      usage += spec.isRequired ? " \(words)" : " [\(words)]"
     }
     usage += " [<options>]"
     var lines = ["OVERVIEW: \(abstract)", "", usage, ""]
@@ -78,6 +79,7 @@ enum Help {
           ? "<\(spec.name)>"
           : "--\(spec.name)" + (spec.kind == .flag ? "" : " \(spec.kind.placeholder)")
         var help = spec.help
+        if let range = spec.range { help += " (\(range.lowerBound) to \(range.upperBound))" }
         if let value = spec.defaultValue, spec.kind != .flag { help += " (default: \(value))" }
         let wrapped = wrap(help, width: 100 - 30)
         let pad =

@@ -11,23 +11,26 @@ struct PipelineCommand {
 
   static let abstracts = [
     "run": "Run a pipeline definition file (YAML or JSON).",
-    "check": "Check a pipeline definition file without running it.",
+    "check": "Check pipeline definition files without running them.",
   ]
 
   static func options(for name: String) -> [(title: String, options: [OptionSpec])] {
-    var own = [
-      OptionSpec(
-        "path", .path, required: true, positional: true,
-        help: "The pipeline file: YAML, or JSON when its name ends in .json."),
-      OptionSpec(
-        "var", .pairs,
-        help: "Set a variable, replacing the file's value: NAME=VALUE (repeatable)."),
-    ]
+    let variables = OptionSpec(
+      "var", .pairs,
+      help: "Set a variable, replacing the file's value: NAME=VALUE (repeatable). A name the file "
+        + "neither declares under 'vars:' nor uses is an error.")
     if name == "check" {
-      return [("OPTIONS", own), ("GLOBAL OPTIONS", Help.globalOptions)]
+      let paths = OptionSpec(
+        "path", .path, required: true, positional: true, variadic: true,
+        help: "The pipeline files: YAML, or JSON when a name ends in .json.")
+      return [("OPTIONS", [paths, variables]), ("GLOBAL OPTIONS", Help.globalOptions)]
     }
-    own += Help.stdoutOptions
-    return [("OPTIONS", own), ("GLOBAL OPTIONS", Help.globalOptions)]
+    let path = OptionSpec(
+      "path", .path, required: true, positional: true,
+      help: "The pipeline file: YAML, or JSON when its name ends in .json.")
+    return [
+      ("OPTIONS", [path, variables] + Help.stdoutOptions), ("GLOBAL OPTIONS", Help.globalOptions),
+    ]
   }
 
   static let discussions = [
@@ -39,23 +42,25 @@ struct PipelineCommand {
     for the file format.
     """,
     "check": """
-    Reports every problem in the file at once, each as file:line:column: error: ...:
+    Reports every problem in each file at once, each as file:line:column: error: ...:
     YAML syntax, unknown stages and options (with suggestions), values of the wrong type,
     missing options, duplicate keys and ids, inputs naming no earlier stage, stages with no
-    input, undefined variables and {property} templates where a constant is needed. Exits
-    78 when there are errors, 0 otherwise.
+    input, undefined variables, {property} templates where a constant is needed, and what a
+    run would refuse before reading anything (an output whose format its name does not tell,
+    an unknown CRS). Exits 78 when any file has errors, 64 when a --var names a variable no
+    file has, 66 when a file cannot be read, 0 otherwise.
     """,
   ]
 
   static let examples = [
     "run": [
       "geopipe run Pipelines/demo.yaml",
-      "geopipe run Pipelines/csv-to-geojson.yaml --var input=places.csv --var output=out.geojson",
-      "geopipe run filter.yaml | geopipe write filtered.geojson",
+      "geopipe run Pipelines/csv-to-geojson.yaml --var input=Fixtures/places/places.csv --var out=/tmp",
+      "geopipe run Pipelines/filter-select-style.yaml --var min_population=5000000 --var out=/tmp",
     ],
     "check": [
-      "geopipe check Pipelines/demo.yaml",
-      "geopipe check --var input=x.csv pipeline.json",
+      "geopipe check Pipelines/*.yaml",
+      "geopipe check --var input=x.csv Pipelines/csv-to-geojson.json",
     ],
   ]
 
@@ -80,32 +85,94 @@ struct PipelineCommand {
       return ExitStatus.usage.rawValue
     }
     let quiet = values.flag("quiet")
-    let path = values.string("path") ?? ""
     var overrides: [String: String] = [:]
     for pair in values.pairs("var") { overrides[pair.key] = pair.value }
-    let pipeline: Pipeline
+    if name == "check" {
+      return check(values.list("path") ?? [], overrides: overrides, quiet: quiet)
+    }
+    let path = values.string("path") ?? ""
+    let (loaded, status) = load(path, overrides: overrides)
+    guard let pipeline = loaded else { return status.rawValue }
+    if !pipeline.unknownVariables.isEmpty {
+      for message in pipeline.unknownVariableMessages { Terminal.printError("error: " + message) }
+      Terminal.printError("usage: see 'geopipe \(name) --help'")
+      return ExitStatus.usage.rawValue
+    }
+    guard let plan = report(pipeline, quiet: quiet) else { return ExitStatus.config.rawValue }
+    return execute(plan, values: values, quiet: quiet)
+  }
+
+  /// Checks every file, reporting the problems of each; a `--var` is an error only when no
+  /// file has the variable.
+  private func check(_ paths: [String], overrides: [String: String], quiet: Bool) -> Int32 {
+    var invalid = false
+    var unreadable: ExitStatus?
+    // The names no file read so far has; nil until a file is read.
+    var unknown: Set<String>?
+    var messages: [String] = []
+    for path in paths {
+      var (loaded, status) = load(path, overrides: overrides)
+      if let pipeline = loaded {
+        unknown = (unknown ?? Set(overrides.keys)).intersection(pipeline.unknownVariables)
+      }
+      if let pipeline = loaded, !pipeline.unknownVariables.isEmpty {
+        messages = pipeline.unknownVariableMessages
+        // Check the file with the variables it has; another file may have the others.
+        let known = overrides.filter { !pipeline.unknownVariables.contains($0.key) }
+        (loaded, status) = load(path, overrides: known)
+      }
+      guard let pipeline = loaded else {
+        unreadable = unreadable ?? status
+        continue
+      }
+      if let plan = report(pipeline, quiet: quiet) {
+        if !quiet { Terminal.printError("\(path): ok, \(plan.steps.count) stages") }
+      } else {
+        invalid = true
+      }
+    }
+    if let unknown, !unknown.isEmpty {
+      if paths.count == 1 {
+        for message in messages { Terminal.printError("error: " + message) }
+      } else {
+        for name in unknown.sorted() {
+          Terminal.printError("error: --var \(name): none of the files has a variable '\(name)'")
+        }
+      }
+      Terminal.printError("usage: see 'geopipe \(name) --help'")
+      return ExitStatus.usage.rawValue
+    }
+    if invalid { return ExitStatus.config.rawValue }
+    return unreadable?.rawValue ?? 0
+  }
+
+  /// Reads and checks one file; a file that cannot be read is reported here, with its status.
+  private func load(_ path: String, overrides: [String: String]) -> (Pipeline?, ExitStatus) {
     do {
-      pipeline = try Pipeline(path: path, overrides: overrides)
+      return (try Pipeline(path: path, overrides: overrides), .success)
     } catch let error as GeoPipeError {
       Terminal.printError(error.description)
-      return error.status.rawValue
+      return (nil, error.status)
     } catch {
       Terminal.printError("error: \(error)")
-      return ExitStatus.ioError.rawValue
+      return (nil, .ioError)
     }
+  }
+
+  /// Prints a file's errors (and warnings unless quiet); returns its plan, nil when it has
+  /// errors.
+  private func report(_ pipeline: Pipeline, quiet: Bool) -> PipelinePlan? {
     for diagnostic in pipeline.diagnostics where diagnostic.severity == .error || !quiet {
       Terminal.printError(diagnostic.description)
     }
-    guard let plan = pipeline.plan else {
-      let count = pipeline.errors.count
-      if !quiet { Terminal.printError("\(count) error\(count == 1 ? "" : "s") in \(path)") }
-      return ExitStatus.config.rawValue
+    let count = pipeline.errors.count
+    guard count == 0, let plan = pipeline.plan else {
+      if count > 0 && !quiet {
+        Terminal.printError("\(count) error\(count == 1 ? "" : "s") in \(pipeline.path)")
+      }
+      return nil
     }
-    if name == "check" {
-      if !quiet { Terminal.printError("\(path): ok, \(plan.steps.count) stages") }
-      return 0
-    }
-    return execute(plan, values: values, quiet: quiet)
+    return plan
   }
 
   private func execute(_ plan: PipelinePlan, values: OptionValues, quiet: Bool) -> Int32 {

@@ -47,7 +47,8 @@ enum StageReference {
       switch spec.kind {
       case .flag: "true/false"
       case .string: "text"
-      case .integer: "whole number"
+      case .integer:
+        spec.range.map { "whole number, \($0.lowerBound) to \($0.upperBound)" } ?? "whole number"
       case .number: "number"
       case .choice(let words): words.map { "`\($0)`" }.joined(separator: ", ")
       case .bbox: "box `W,S,E,N`"

@@ -7,6 +7,7 @@ import Synchronization
 /// Standard error, progress and terminal checks for the command-line front end.
 enum Terminal {
   static var stderrIsTerminal: Bool { isatty(2) == 1 }
+  static var stdinIsTerminal: Bool { isatty(0) == 1 }
   static var stdoutIsTerminal: Bool { isatty(1) == 1 }
 
   /// Whether standard output is a pipe or socket (another process reads it).

@@ -362,9 +362,11 @@ struct GeometryTests {
         try Data(text.utf8).write(to: directory.appendingPathComponent("p.yaml"))
         return try geopipe(["run", "p.yaml"], in: directory)
       }
+      // The check sees the refusal before anything runs: a pipeline error at the write stage.
       let refused = try pipeline("{path: out.geojson}")
-      #expect(refused.status == 64, "\(refused)")
-      #expect(refused.err.contains("--allow-non-wgs84"), "\(refused.err)")
+      #expect(refused.status == 78, "\(refused)")
+      #expect(refused.err.hasPrefix("p.yaml:5:5: error: 'write'"), "\(refused.err)")
+      #expect(refused.err.contains("set allow-non-wgs84"), "\(refused.err)")
       #expect(try contents(of: directory) == ["p.yaml"])
       let csv = try pipeline("{path: out.csv}")
       #expect(csv.status == 0, "\(csv)")

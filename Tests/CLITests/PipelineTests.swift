@@ -129,7 +129,7 @@ struct PipelineTests {
         stages:
           - read: "${file}"
           - filter: {where: "country = '${country}'"}
-          - select: {keep: [name], set: {note: "$${{literal}} {name}", home: "${env.PIPE_TEST_HOME}"}}
+          - select: {keep: [name], set: {note: "$${literal} {name}", home: "${env.PIPE_TEST_HOME}"}}
         """
       try Data(pipeline.utf8).write(to: directory.appendingPathComponent("p.yaml"))
       let run = try geopipe(

@@ -24,7 +24,7 @@ final class FilterStage: Stage {
     ],
     options: [
       OptionSpec(
-        "where", .string,
+        "where", .string, expression: true,
         validate: { text in
           do throws(ExpressionError) {
             _ = try Expression.parseCondition(text)

@@ -9,7 +9,7 @@ enum ReadStage {
       "input-format", .choice(["auto"] + InputFormat.allCases.map(\.rawValue)), default: "auto",
       help: "The input format; by default detected from the first bytes."),
     OptionSpec(
-      "crs", .string,
+      "crs", .string, validate: CRSOption.validate,
       help: "The CRS of the input coordinates (EPSG:3857, a PROJ string or WKT); turns off "
         + "range checks. Input is reprojected to WGS84 unless --keep-crs."),
     OptionSpec(

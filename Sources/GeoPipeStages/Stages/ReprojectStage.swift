@@ -24,10 +24,10 @@ enum ReprojectStage {
     ],
     options: [
       OptionSpec(
-        "to", .string, required: true,
+        "to", .string, required: true, validate: CRSOption.validate,
         help: "The CRS to transform to (EPSG:3857, a PROJ string or WKT)."),
       OptionSpec(
-        "from", .string,
+        "from", .string, validate: CRSOption.validate,
         help: "The CRS of the input coordinates (by default WGS84 longitude/latitude); they are "
           + "read as they are, without range checks."),
     ],

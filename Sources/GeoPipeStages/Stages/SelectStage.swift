@@ -53,7 +53,7 @@ final class SelectStage: Stage {
         "set", .pairs, templates: true, validate: validateTemplate,
         help: "Set a property to text from a template: KEY='{name}, {admin1}' (repeatable)."),
       OptionSpec(
-        "compute", .pairs, validate: validateExpression,
+        "compute", .pairs, expression: true, validate: validateExpression,
         help: "Set a property to an expression's value: KEY='population / 1000' (repeatable)."),
     ],
     role: .transform,

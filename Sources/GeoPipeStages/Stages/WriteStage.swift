@@ -13,7 +13,8 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     OptionSpec(
       "no-rewind", .flag,
       help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
-    OptionSpec("precision", .integer, help: "Round coordinates to this many decimal places."),
+    OptionSpec(
+      "precision", .integer, range: 0...17, help: "Round coordinates to this many decimal places."),
     OptionSpec(
       "columns", .list, help: "CSV: the property columns, in order (default: the first feature's)."),
     OptionSpec(
@@ -65,7 +66,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
         help: "With a --crs other than WGS84: write GeoJSON anyway (RFC 7946 §4 allows it only "
           + "by prior arrangement; CSV and GeoJSONSeq carry the numbers as they are)."),
     ] + outputOptions,
-    role: .sink, inputCRSOption: "crs",
+    role: .sink, inputCRSOption: "crs", checkValues: checkValues,
     make: { values, context in
       .stage(
         try WriteStage(
