@@ -30,6 +30,7 @@ test: deps
 	$(SWIFT) format lint --strict -r Sources Tests
 	$(SWIFT) build
 	$(SWIFT) test
+	Scripts/browser-check/run.sh $(BIN)
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
