@@ -103,7 +103,7 @@ class Browser:
                  f"--window-size={width},{height}", "--hide-scrollbars", "--mute-audio",
                  "--no-first-run", "--no-default-browser-check", "--disable-extensions",
                  "--disable-background-networking", "--disable-gpu-driver-bug-workarounds",
-                 "--disable-renderer-backgrounding",
+                 "--disable-renderer-backgrounding", "--disable-dev-shm-usage",
                  "--disable-background-timer-throttling",
                  "--disable-backgrounding-occluded-windows"]
         if os.geteuid() == 0:

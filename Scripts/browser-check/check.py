@@ -11,17 +11,24 @@ range requests. The page shows two maps side by side, the MBTiles file in MapLib
 left and the PMTiles file through the pmtiles:// protocol on the right, and each view is
 screenshotted through the DevTools protocol. Checks:
 
-- countries: at every zoom 0-5, views of 4x4 tiles that together show every tile; on a grid of
-  points (every 32 pixels) the pixel is the fill colour where the point is on land and the
-  background where it is at sea, land and sea decided from the source polygons with shapely
-  (points within a few pixels of a coast or border are skipped);
+- countries: at every zoom 0-5, views of 4x4 tiles that together show every tile (views with
+  neither tiles nor land left out); on a grid of points (16 x 16 a tile) the pixel is the fill
+  colour where the point is on land and the background where it is at sea, land and sea
+  decided from the source polygons with shapely (points within a few pixels of a coast are
+  skipped);
 - points: at every zoom, a circle at each point the data has at that zoom (its "tippecanoe"
   zoom range), and nothing drawn anywhere else;
 - clusters: `cluster --all-zooms` cut into tiles draws at zoom 3 exactly the clusters and
   points of `cluster --zoom 3`;
 - no console errors, exceptions or failed requests;
-- a self-check: the countries view of tile 2/2/1 with that tile garbled (left) and swapped for
-  another tile (right) must fail the checks above, or the checks could not fail.
+- a self-check, so that the checks are seen to be able to fail: the countries view of tile
+  2/2/1 with that tile garbled (left) or swapped for tile 2/1/1 (right) must fail the pixel
+  checks, the garbled one the console check too; and the points check must see a point left
+  out of the expected points and one added where nothing is drawn.
+
+Tiles are drawn at a quarter of their size (128 device pixels for 512 CSS pixels), which
+keeps SwiftShader's work small; set BROWSER_CHECK_VERBOSE=1 for each view's timing and
+BROWSER_CHECK_SAVE=DIR to keep the screenshots.
 
 Prints one line per failure and a closing line "browser: N passed, M failed"; exits 1 on any
 failure.
@@ -277,7 +284,6 @@ class Run:
         self.base = base
         self.passed = 0
         self.failed = 0
-        self.failures = []
         self.verbose = bool(os.environ.get("BROWSER_CHECK_VERBOSE"))
         self.save = os.environ.get("BROWSER_CHECK_SAVE")
         self.shots = 0
@@ -448,6 +454,8 @@ def run_countries(run, land, tiles, left, right, zooms, label):
 
 
 def run_points(run, points, zooms, label, left, right):
+    """Returns the last view's screenshot for the self-check: (zoom, origin, pixels, expected)."""
+    last = None
     for zoom in zooms:
         expected = [(n, x, y) for n, x, y, lo, hi in points if lo <= zoom <= hi]
 
@@ -458,10 +466,12 @@ def run_points(run, points, zooms, label, left, right):
 
         for view in views(zoom, wanted):
             origin, pixels = run.shoot(zoom, view[4])
+            last = (zoom, origin, pixels, expected)
             for side, offset, what in (("left", 0, left), ("right", SIZE, right)):
                 problems, shown = check_points(pixels, origin[side], zoom, expected, offset)
                 where = f"{label} z{zoom} view of tiles {view[1]}/{view[2]} ({what})"
                 run.result(where + f", {shown} points", problems)
+    return last
 
 
 def main():
@@ -483,7 +493,9 @@ def main():
             tiles.pmtiles[f"{name}.pmtiles"] = f.read()
     # The self-check's tilesets: the countries with tile 2/2/1 garbled, or swapped for 2/1/1.
     tiles.mbtiles["garbled"] = tiles.mbtiles["swapped"] = tiles.mbtiles["countries"]
-    tiles.overrides[("garbled", 2, 2, 1)] = b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4
+    # Its ancestors are garbled too, or MapLibre would draw them in its place.
+    for z, x, y in ((0, 0, 0), (1, 1, 0), (2, 2, 1)):
+        tiles.overrides[("garbled", z, x, y)] = b"\x1f\x8b\x08\x00" + bytes(range(256)) * 4
     tiles.overrides[("swapped", 2, 2, 1)] = tiles.tile("countries", 2, 1, 1)
 
     server = Server(("127.0.0.1", 0), make_handler(tiles))
@@ -497,15 +509,17 @@ def main():
         # Countries, zooms 0-5: every tile, MBTiles left and PMTiles right.
         run.load(style(xyz(base, "countries", 5), "fill", "countries"),
                  style(pmtiles(base, "countries.pmtiles"), "fill", "countries"))
-        run_countries(run, land, tiles.mbtiles["countries"], "MBTiles", "PMTiles", range(0, 6),
-                      "countries")
+        top = int(os.environ.get("BROWSER_CHECK_MAX_ZOOM", "5"))  # fewer zooms while debugging
+        run_countries(run, land, tiles.mbtiles["countries"], "MBTiles", "PMTiles",
+                      range(0, top + 1), "countries")
         run.result("countries: no console errors", browser.take_errors())
 
         # Points: every point with data at each zoom, nothing else.
         points = read_points(os.path.join(work, "points.geojson"))
         run.load(style(xyz(base, "points", 5), "circle", "points"),
                  style(pmtiles(base, "points.pmtiles"), "circle", "points"))
-        run_points(run, points, range(0, 6), "points", "MBTiles", "PMTiles")
+        zoom, origin, pixels, expected = run_points(run, points, range(0, 6), "points",
+                                                    "MBTiles", "PMTiles")
         run.result("points: no console errors", browser.take_errors())
 
         # Clusters of cluster --all-zooms: at zoom 3 those of cluster --zoom 3.
@@ -516,24 +530,42 @@ def main():
                    "MBTiles", "PMTiles")
         run.result("clusters: no console errors", browser.take_errors())
 
-        # Self-check: a garbled tile and a swapped tile must make the checks fail.
+        # Self-check: the points check must see a point missing from the data and one too many
+        # (on the last points view, in CSS pixels of its left map).
+        missed = []
+        scale = 512 << zoom
+        ox, oy = origin["left"]
+        on_screen = [(p, ox + p[1] * scale, oy + p[2] * scale) for p in expected]
+        inside = [e for e in on_screen if 16 < e[1] < SIZE - 16 and 16 < e[2] < SIZE - 16] or [
+            (None, -1e9, -1e9)]
+        alone = max(inside, key=lambda e: min(math.hypot(e[1] - f[1], e[2] - f[2])
+                                              for f in on_screen if f is not e))[0]
+        empty = max(((x, y) for x in range(128, SIZE, 256) for y in range(128, SIZE, 256)),
+                    key=lambda c: min(math.hypot(c[0] - f[1], c[1] - f[2]) for f in on_screen))
+        extra = ("nowhere", (empty[0] - ox) / scale, (empty[1] - oy) / scale)
+        if not check_points(pixels, origin["left"], zoom, [p for p in expected if p is not alone],
+                            0)[0]:
+            missed.append(f"z{zoom}: a point drawn that the data does not have went unseen")
+        if not check_points(pixels, origin["left"], zoom, expected + [extra], 0)[0]:
+            missed.append(f"z{zoom}: a point the data has but the map lacks went unseen")
+
+        # Self-check: a garbled tile and a swapped tile must make the countries checks fail. A
+        # fresh page, so that MapLibre has no other zoom's tiles to stand in for a failed one.
+        run.loaded = False
         run.load(style(xyz(base, "garbled", 5), "fill", "countries"),
                  style(xyz(base, "swapped", 5), "fill", "countries"))
-        before = run.failed, run.passed
         view = next(v for v in views(2))
         origin, pixels = run.shoot(2, view[4])
         garbled = check_land(pixels, origin["left"], view, land, 0)
         swapped = check_land(pixels, origin["right"], view, land, SIZE)
         errors = browser.take_errors()
-        run.failed, run.passed = before
-        missed = []
         if not any("tile 2/2/1" in p for p in garbled):
             missed.append("a garbled tile 2/2/1 left its pixels as they should be")
         if not errors:
             missed.append("a garbled tile 2/2/1 made no console error")
         if not any("tile 2/2/1" in p for p in swapped):
             missed.append("tile 2/1/1 in place of 2/2/1 left its pixels as they should be")
-        run.result("self-check: corrupt tiles are caught", missed)
+        run.result("self-check: the checks catch corrupt tiles and wrong points", missed)
     except (cdp.CDPError, OSError, ValueError) as error:
         run.result("browser", [str(error)])
     finally:

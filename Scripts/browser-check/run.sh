@@ -20,11 +20,11 @@ for ext in mbtiles pmtiles; do
     --layer countries --quiet
   "$geopipe" read Fixtures/tiles/points.geojson | "$geopipe" tiles "$work/points.$ext" \
     --max-zoom 5 --layer points --quiet
-  "$geopipe" read Fixtures/cluster/places.json | "$geopipe" cluster --all-zooms |
+  "$geopipe" read Fixtures/cluster/places.json | "$geopipe" cluster --all-zooms --quiet |
     "$geopipe" tiles "$work/clusters.$ext" --max-zoom 5 --layer clusters --quiet
 done
 cp Fixtures/tiles/points.geojson "$work/points.geojson"
-"$geopipe" read Fixtures/cluster/places.json | "$geopipe" cluster --zoom 3 |
+"$geopipe" read Fixtures/cluster/places.json | "$geopipe" cluster --zoom 3 --quiet |
   "$geopipe" write "$work/clusters-z3.geojson" --quiet
 
 exec /usr/bin/python3 -B Scripts/browser-check/check.py --work "$work" --js "$js" \
