@@ -32,6 +32,7 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)
+	Scripts/browser-check/run.sh $(BIN)
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh

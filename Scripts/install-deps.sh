@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Installs the Debian packages geopipe builds against, if any are missing.
+# Installs the Debian packages geopipe builds against and its tests use, if any are missing, and
+# MapLibre GL JS for the browser check.
 set -euo pipefail
 
-# gdal-bin: tests read MBTiles and KML back with GDAL's ogrinfo. python3-shapely: the tile
-# checks compare polygons with the system GEOS through Debian's own Python.
+# gdal-bin: tests read MBTiles and KML back with GDAL's ogrinfo.
+# python3-shapely: the tile checks compare polygons with the system GEOS through Debian's own
+# Python. chromium, python3-numpy, python3-pip: the browser check (Scripts/browser-check) draws
+# tiles with MapLibre GL JS in headless Chromium and decides land and sea with shapely.
 packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
-  libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin python3-shapely)
+  libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin chromium python3-shapely python3-numpy
+  python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
-echo "installing: ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# MapLibre GL JS for the browser check, from PyPI's maplibre wheel into .build/browser-check.
+"$(dirname "$0")"/browser-check/fetch-maplibre.sh
