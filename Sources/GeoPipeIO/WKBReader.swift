@@ -181,7 +181,30 @@ public struct WKBReader {
         storage[base + (h.mOnly && d == 2 ? 3 : d)] = value.isNaN ? .nan : value
       }
     }
-    return CoordinateArray(storage: storage, dimension: width)
+    return Self.narrowed(storage, width)
+  }
+
+  /// The run with only as many numbers per position as some position uses, since a NaN
+  /// altitude or measure is none: what the writer writes reads back the same.
+  private static func narrowed(_ storage: [Double], _ width: Int) -> CoordinateArray {
+    var used = 2
+    var k = 0
+    while k < storage.count && used < width {
+      for d in stride(from: width - 1, to: used - 1, by: -1) where !storage[k + d].isNaN {
+        used = d + 1
+        break
+      }
+      k += width
+    }
+    guard used < width else { return CoordinateArray(storage: storage, dimension: width) }
+    var out: [Double] = []
+    out.reserveCapacity(storage.count / width * used)
+    k = 0
+    while k < storage.count {
+      out.append(contentsOf: storage[k..<k + used])
+      k += width
+    }
+    return CoordinateArray(storage: out, dimension: used)
   }
 
   /// A count of items that each take at least `minimumSize` bytes, checked against the bytes
