@@ -35,7 +35,9 @@ final class StyleStage: Stage {
       checked before the run (exit 64). A template whose property a feature lacks renders
       empty; a value from a template that is not valid for its key is not set. Both are
       counted in a warning at the end; with --strict the first such feature is an error
-      (exit 65).
+      (exit 65). A property that a template or rule names and no feature has (a misspelt
+      name) gets a warning of its own, with the closest name the features had; with --strict
+      it is an error too.
       """,
     examples: [
       "geopipe read places.csv | geopipe style --title '{name}' --description 'Population {population:,}'",
@@ -59,7 +61,8 @@ final class StyleStage: Stage {
       OptionSpec(
         "strict", .flag,
         help: "Fail on a feature that lacks a property a template names, or whose template "
-          + "value is not valid for its key (exit 65).")
+          + "value is not valid for its key, or when a property a rule names is on no feature "
+          + "(exit 65).")
     ],
     role: .transform,
     make: { values, context in .stage(try StyleStage(values, context: context)) })
@@ -81,6 +84,7 @@ final class StyleStage: Stage {
   /// Features with a template value not valid for its key, and the first problem.
   private var invalid = 0
   private var invalidExample: String?
+  private var usage: PropertyUsage
 
   init(_ values: OptionValues, context: StageContext) throws {
     var settings: [Setting] = []
@@ -95,12 +99,15 @@ final class StyleStage: Stage {
     self.settings = settings
     strict = values.flag("strict")
     report = context.diagnostics
+    usage = PropertyUsage(
+      stage: "style", names: settings.flatMap(\.value.propertyNames), strict: strict)
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
     // Rules and templates read the properties as they came in; `styled` is copied once, on
     // the first key set.
     let properties = feature.properties
+    usage.observe(properties)
     var styled = properties ?? JSONObject()
     var changed = false
     var lacks = false
@@ -151,6 +158,7 @@ final class StyleStage: Stage {
   }
 
   func finish(emit: Emit) throws {
+    try usage.finish(report: report)
     if lacking > 0 {
       warn(
         "\(Self.features(lacking, "lacks", "lack")) a property named in a template "
@@ -174,5 +182,21 @@ final class StyleStage: Stage {
   /// `1 feature lacks` or `12 features lack`.
   private static func features(_ n: Int, _ one: String, _ many: String) -> String {
     n == 1 ? "1 feature \(one)" : "\(n) features \(many)"
+  }
+}
+
+extension StyleValue {
+  /// The properties the value reads: a template's fields, a rule's property and its outputs'
+  /// fields.
+  fileprivate var propertyNames: [String] {
+    switch self {
+    case .constant: []
+    case .template(let template): template.propertyNames
+    case .match(let rule):
+      [rule.property] + rule.cases.flatMap(\.output.propertyNames)
+        + (rule.otherwise?.propertyNames ?? [])
+    case .steps(let rule):
+      [rule.property] + rule.base.propertyNames + rule.stops.flatMap(\.output.propertyNames)
+    }
   }
 }
