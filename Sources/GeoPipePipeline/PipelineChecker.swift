@@ -7,9 +7,11 @@ struct PipelineChecker {
   private(set) var warnings: [DocumentProblem] = []
   private var variables: Variables
   private let overrides: [String: String]
+  /// `strict: true` at the top level: every stage with a `strict` option gets it.
+  private var strict = false
 
   /// Keys a pipeline file may have at its top level.
-  static let topLevelKeys = ["version", "vars", "stages", "name", "description"]
+  static let topLevelKeys = ["version", "vars", "stages", "name", "description", "strict"]
 
   init(variables: Variables, overrides: [String: String]) {
     self.variables = variables
@@ -38,6 +40,14 @@ struct PipelineChecker {
               + "this geopipe reads version 1", at: entry.value.position)
         }
       case "vars": readVariables(entry.value)
+      case "strict":
+        switch entry.value.scalarText?.lowercased() {
+        case "true": strict = true
+        case "false": strict = false
+        default:
+          let given = entry.value.scalarText.map { "'\($0)'" } ?? entry.value.kindDescription
+          error("'strict' is true or false, not \(given)", at: entry.value.position)
+        }
       case "stages": stagesNode = entry.value
       case "name", "description":
         if entry.value.scalarText == nil {
@@ -215,8 +225,11 @@ struct PipelineChecker {
     let inputs = wire(items)
     guard problems.isEmpty else { return nil }
     var steps: [PipelinePlan.Step] = []
-    for (k, item) in items.enumerated() {
+    for (k, var item) in items.enumerated() {
       guard let definition = item.definition else { return nil }
+      if strict, definition.option("strict")?.kind == .flag {
+        item.values.set("strict", .flag(true))
+      }
       steps.append(
         PipelinePlan.Step(
           id: item.id, definition: definition, values: item.values, inputs: inputs[k],

@@ -44,6 +44,9 @@ struct PropertyUsage {
     }
   }
 
+  /// Whether `name` is one the features were watched for and none had.
+  func isUnseen(_ name: String) -> Bool { features > 0 && unseen.contains(name) }
+
   /// Reports each name no feature had: a warning, or with `--strict` an error.
   ///
   /// Says nothing when there were no features.

@@ -177,8 +177,9 @@ final class SelectStage: Stage {
     try usage.finish(report: { context?.diagnostics($0) })
     guard let context else { return }
     for (k, assignment) in assignments.enumerated() {
+      // Properties on no feature have had their own warning; this one counts the others.
       guard case .template(let key, let template) = assignment, missingCounts[k] > 0,
-        let name = firstMissing[k]
+        let name = firstMissing[k], !template.propertyNames.allSatisfy(usage.isUnseen)
       else { continue }
       let features = missingCounts[k] == 1 ? "1 feature" : "\(missingCounts[k]) features"
       let others = Set(template.propertyNames).count > 1 ? " (or another that it names)" : ""

@@ -80,7 +80,7 @@ final class StyleStage: Stage {
   /// Features with a template field whose property was missing, and the first few
   /// `key: property` pairs.
   private var lacking = 0
-  private var lackingExamples: [String] = []
+  private var lackingExamples: [(option: String, property: String)] = []
   /// Features with a template value not valid for its key, and the first problem.
   private var invalid = 0
   private var invalidExample: String?
@@ -135,8 +135,10 @@ final class StyleStage: Stage {
           throw failure("the template of \(key.option) names '\(name)', which the feature lacks")
         }
         lacks = true
-        if lackingExamples.count < 3 && !lackingExamples.contains("\(key.option): \(name)") {
-          lackingExamples.append("\(key.option): \(name)")
+        if lackingExamples.count < 3
+          && !lackingExamples.contains(where: { $0 == (key.option, name) })
+        {
+          lackingExamples.append((key.option, name))
         }
       }
       if !template.isConstant, let problem = key.problem(with: text) {
@@ -159,7 +161,11 @@ final class StyleStage: Stage {
 
   func finish(emit: Emit) throws {
     try usage.finish(report: report)
-    if lacking > 0 {
+    // Properties on no feature have had their own warning; this one counts the others.
+    let lackingExamples = lackingExamples.filter { !usage.isUnseen($0.property) }.map {
+      "\($0.option): \($0.property)"
+    }
+    if lacking > 0 && !lackingExamples.isEmpty {
       warn(
         "\(Self.features(lacking, "lacks", "lack")) a property named in a template "
           + "(\(lackingExamples.joined(separator: "; ")))")
