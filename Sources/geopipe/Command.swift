@@ -117,18 +117,17 @@ struct Command {
         values.string("output") == "-"
       }
     let context = Self.context(quiet: quiet)
-    let counters = RunCounters()
-    let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
+    let counters = context.counters
+    let progressMode = ProgressLine.mode(requested: values.flag("progress"), quiet: quiet)
     let inputPath =
       definition == nil
       ? values.string("input")
       : (definition?.role == .source || definition?.pathIsInput == true
         ? values.string("path") : nil)
-    let progress =
-      showProgress
-      ? ProgressLine(
-        counters: counters, label: name, total: inputPath.flatMap(ProgressLine.size(of:)))
-      : nil
+    let progress = progressMode.map {
+      ProgressLine(
+        counters: counters, label: name, total: inputPath.flatMap(ProgressLine.size(of:)), mode: $0)
+    }
     var stdoutWriter: GeoJSONSeqWriter?
     do {
       var stages: [any Stage] = []

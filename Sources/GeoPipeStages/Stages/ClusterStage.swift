@@ -291,7 +291,8 @@ final class ClusterStage: Stage {
       return [
         Group(
           value: nil, inputs: Array(features.indices),
-          index: ClusterIndex(coordinates: coordinates, options: options))
+          index: ClusterIndex(
+            coordinates: coordinates, options: options, progress: progress(group: nil)))
       ]
     }
     var order: [JSONValue] = []
@@ -303,14 +304,27 @@ final class ClusterStage: Stage {
     }
     var base = features.count
     var groups: [Group] = []
-    for value in order {
+    for (k, value) in order.enumerated() {
       let inputs = members[value] ?? []
       let index = ClusterIndex(
-        coordinates: inputs.map { coordinates[$0] }, options: options, idBase: base)
+        coordinates: inputs.map { coordinates[$0] }, options: options, idBase: base,
+        progress: progress(group: (k, order.count)))
       groups.append(Group(value: value, inputs: inputs, index: index))
       base += 32 * (inputs.count + 1)
     }
     return groups
+  }
+
+  /// Reports each zoom indexed to the progress line: `zoom 12 indexed (5 of 17)`, with the
+  /// group when there are several.
+  private func progress(group: (number: Int, count: Int)?) -> (Int) -> Void {
+    let counters = context.counters
+    let zooms = options.maxZoom - options.minZoom + 1
+    let maxZoom = options.maxZoom
+    let prefix = group.map { "group \($0.number + 1) of \($0.count): " } ?? ""
+    return { zoom in
+      counters.report(prefix + "zoom \(zoom) indexed (\(maxZoom - zoom + 1) of \(zooms) zooms)")
+    }
   }
 
   private func group(of id: Int, in groups: [Group]) throws -> Group {

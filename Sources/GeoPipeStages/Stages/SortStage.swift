@@ -60,6 +60,7 @@ final class SortStage: Stage {
   private var bufferedBytes = 0
   private var usage: PropertyUsage
   private let report: @Sendable (ReadDiagnostic) -> Void
+  private let counters: RunCounters?
   /// How many sorted runs were written from memory to temporary files.
   private(set) var spilledRuns = 0
 
@@ -74,6 +75,7 @@ final class SortStage: Stage {
     order = SortOrder(properties: properties, descending: descending)
     usage = PropertyUsage(stage: "sort", names: properties, strict: strict)
     report = context?.diagnostics ?? Self.ignore
+    counters = context?.counters
     self.memoryBudget = memoryBudget
     runs = SortRuns(order: order, directory: temporaryDirectory, fanIn: fanIn)
   }
@@ -87,6 +89,8 @@ final class SortStage: Stage {
     if bufferedBytes > memoryBudget {
       try runs.append(sortedIndices().lazy.map { self.features[$0] })
       spilledRuns += 1
+      counters?.report(
+        "\(spilledRuns) sorted run\(spilledRuns == 1 ? "" : "s") spilled to \(runs.directory)")
       features.removeAll(keepingCapacity: true)
       keys.removeAll(keepingCapacity: true)
       bufferedBytes = 0
@@ -100,6 +104,7 @@ final class SortStage: Stage {
     if runs.isEmpty {
       for feature in sorted { try emit(feature) }
     } else {
+      counters?.report("merging \(spilledRuns + 1) sorted runs")
       try runs.merge(withLast: sorted, emit: emit)
     }
   }

@@ -60,7 +60,7 @@ final class TilesStage: Stage {
     ],
     role: .sink, buffersAll: true,
     make: { values, context in
-      .stage(try TilesStage(values: values, threads: context.threads))
+      .stage(try TilesStage(values: values, threads: context.threads, counters: context.counters))
     })
 
   private let tiler: Tiler
@@ -69,7 +69,7 @@ final class TilesStage: Stage {
   private let attribution: String
   private let description: String
 
-  init(values: OptionValues, threads: Int) throws {
+  init(values: OptionValues, threads: Int, counters: RunCounters? = nil) throws {
     let path = values.string("path") ?? ""
     var options = TilerOptions()
     options.minZoom = values.integer("min-zoom") ?? 0
@@ -101,6 +101,15 @@ final class TilesStage: Stage {
     attribution = values.string("attribution") ?? ""
     description = values.string("description") ?? ""
     tiler = Tiler(options: options)
+    if let counters {
+      let maxZoom = options.maxZoom
+      tiler.progress = { at in
+        counters.report(
+          "zoom \(at.zoom) of \(maxZoom): \(at.zoomTilesWritten) of \(at.zoomTiles) tiles "
+            + "(\(at.zoomTilesWritten * 100 / max(at.zoomTiles, 1))%), \(at.summary.tiles) tiles, "
+            + String(format: "%.1f MB", Double(at.summary.bytes) / 1e6) + " written")
+      }
+    }
     do {
       writer = try makeTilesetWriter(path: path)
     } catch {
