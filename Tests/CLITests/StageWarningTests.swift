@@ -142,6 +142,41 @@ struct StageWarningTests {
       "\(run)")
   }
 
+  @Test func renderWarnsAboutABoxWithSwappedAxes() throws {
+    try withTemporaryDirectory { dir in
+      let run = try geopipe(
+        ["render", "map.svg", "--fit-bounds", "43,2,49,6", "--size", "64x64"], stdin: Self.towns,
+        in: dir)
+      #expect(run.status == 0, "\(run)")
+      #expect(
+        run.err.contains(
+          "warning: render: no feature is in the box 43,2,49,6; the box is W,S,E,N; did you mean "
+            + "2,43,6,49?"), "\(run)")
+      let right = try geopipe(
+        ["render", "map.svg", "--fit-bounds", "2,43,6,49", "--size", "64x64"], stdin: Self.towns,
+        in: dir)
+      #expect(right.status == 0, "\(right)")
+      #expect(right.err.isEmpty, "\(right)")
+    }
+  }
+
+  @Test func geocodeWarnsAboutAQueryPropertyNoFeatureHas() throws {
+    let gazetteer = try TestGazetteer.path.get()
+    let input = Self.features([("null", #"{"city":"Paris"}"#)])
+    let query = ["geocode", "--query", "{cty}", "--gazetteer", gazetteer]
+    let warned = try geopipe(query, stdin: input)
+    #expect(warned.status == 0, "\(warned)")
+    #expect(
+      warned.err.contains(
+        "warning: geocode: no feature has a property 'cty'; did you mean 'city'?"),
+      "\(warned)")
+    let strict = try geopipe(query + ["--strict"], stdin: input)
+    #expect(strict.status == 65, "\(strict)")
+    #expect(
+      strict.err.contains("error: geocode: no feature has a property 'cty'; did you mean 'city'?"),
+      "\(strict)")
+  }
+
   // MARK: Dropped and rejected features
 
   @Test func reverseGeocodeCountsWhatItDrops() throws {
