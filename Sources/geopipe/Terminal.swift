@@ -17,6 +17,13 @@ enum Terminal {
     return type == S_IFIFO || type == S_IFSOCK
   }
 
+  /// The width of the terminal on standard error, when it is one and says.
+  static var stderrColumns: Int? {
+    var size = winsize()
+    guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
+  }
+
   /// Writes a line to standard error.
   static func printError(_ text: String) {
     printErrorRaw(text.hasSuffix("\n") ? text : text + "\n")
@@ -81,7 +88,7 @@ final class ProgressLine: Sendable {
         done.withLock { finished in
           guard !finished else { return }
           switch mode {
-          case .inPlace: Terminal.printErrorRaw("\r\u{1B}[K" + line())
+          case .inPlace: Terminal.printErrorRaw("\r\u{1B}[K" + fitted(line()))
           case .log: Terminal.printErrorRaw(prefix + line() + "\n")
           case .reports:
             let detail = counters.detail
@@ -109,21 +116,31 @@ final class ProgressLine: Sendable {
     }
   }
 
+  /// The line cut to the terminal's width: a line that wrapped could not be rewritten in
+  /// place.
+  private func fitted(_ text: String) -> String {
+    guard let columns = Terminal.stderrColumns, text.count >= columns else { return text }
+    return String(text.prefix(max(columns - 1, 0)))
+  }
+
   /// Clears a line another command of the chain may be drawing, on a terminal.
   private var prefix: String { clearsLine ? "\r\u{1B}[K" : "" }
 
+  /// `label: [where the stage is; ]features, MB, MB/s[ (percent)]`: the stage's own report
+  /// first, so that a line cut to the terminal's width keeps it.
   private func line() -> String {
     let features = counters.features.load(ordering: .relaxed)
     let bytes = Double(counters.bytes.load(ordering: .relaxed))
     let seconds = max(Date().timeIntervalSince(started), 0.001)
-    var text = String(
-      format: "%@: %@ features, %.1f MB, %.1f MB/s", label, ProgressLine.grouped(features),
-      bytes / 1e6, bytes / 1e6 / seconds)
+    var text = label + ": "
+    let detail = counters.detail.text
+    if !detail.isEmpty { text += detail + "; " }
+    text += String(
+      format: "%@ features, %.1f MB, %.1f MB/s", ProgressLine.grouped(features), bytes / 1e6,
+      bytes / 1e6 / seconds)
     if let total, total > 0 {
       text += String(format: " (%.0f%%)", min(100, bytes * 100 / Double(total)))
     }
-    let detail = counters.detail.text
-    if !detail.isEmpty { text += "; " + detail }
     return text
   }
 

@@ -47,19 +47,21 @@ struct ProgressTests {
     let sort = try geopipe(Self.longStages[0] + ["--progress"], stdin: Self.input)
     #expect(sort.status == 0, "\(sort)")
     let sortLine = try #require(sort.errLines.last, "\(sort)")
-    #expect(sortLine.hasPrefix("sort: 30,000 features, "), "\(sortLine)")
-    #expect(sortLine.contains("; merging "), "\(sortLine)")
-    #expect(sortLine.hasSuffix(" sorted runs"), "\(sortLine)")
+    #expect(sortLine.hasPrefix("sort: merging "), "\(sortLine)")
+    #expect(sortLine.contains(" sorted runs; 30,000 features, "), "\(sortLine)")
 
     let cluster = try geopipe(Self.longStages[1] + ["--progress"], stdin: Self.input)
     #expect(cluster.status == 0, "\(cluster)")
+    let clusterLine = try #require(cluster.errLines.last, "\(cluster)")
     #expect(
-      cluster.errLines.last?.hasSuffix("; zoom 0 indexed (17 of 17 zooms)") == true, "\(cluster)")
+      clusterLine.hasPrefix("cluster: zoom 0 indexed (17 of 17 zooms); 30,000 features, "),
+      "\(clusterLine)")
     let groups = try geopipe(
       ["cluster", "--zoom", "2", "--group-by", "kind", "--progress"], stdin: Self.input)
+    let groupsLine = try #require(groups.errLines.last, "\(groups)")
     #expect(
-      groups.errLines.last?.hasSuffix("; group 3 of 3: zoom 0 indexed (17 of 17 zooms)") == true,
-      "\(groups)")
+      groupsLine.hasPrefix("cluster: group 3 of 3: zoom 0 indexed (17 of 17 zooms); "),
+      "\(groupsLine)")
 
     try withTemporaryDirectory { dir in
       let tiles = try geopipe(
@@ -67,16 +69,17 @@ struct ProgressTests {
       #expect(tiles.status == 0, "\(tiles)")
       let tilesLine = try #require(tiles.errLines.last, "\(tiles)")
       #expect(
-        tilesLine.contains("; zoom 3 of 3: 64 of 64 tiles (100%), 85 tiles, "), "\(tilesLine)")
-      #expect(tilesLine.hasSuffix(" MB written"), "\(tilesLine)")
+        tilesLine.hasPrefix("tiles: zoom 3 of 3: 64 of 64 tiles (100%), 85 tiles, "),
+        "\(tilesLine)")
+      #expect(tilesLine.contains(" MB written; 30,000 features, "), "\(tilesLine)")
 
       try Self.input.write(to: dir.appendingPathComponent("a.geojsonl"))
       let validate = try geopipe(
         ["validate", "a.geojsonl", "a.geojsonl", "--progress"], in: dir)
       #expect(validate.status == 0, "\(validate)")
       #expect(
-        validate.errLines.last?.hasPrefix("validate: 60,000 features, ") == true, "\(validate)")
-      #expect(validate.errLines.last?.hasSuffix("; file 2 of 2") == true, "\(validate)")
+        validate.errLines.last?.hasPrefix("validate: file 2 of 2; 60,000 features, ") == true,
+        "\(validate)")
     }
   }
 
@@ -107,9 +110,26 @@ struct ProgressTests {
         #expect(!line[..<end.lowerBound].contains("\r"), "\(line)")
         #expect(!line[..<end.lowerBound].contains("write:"), "\(line)")
       }
-      #expect(sortLines.last?.hasPrefix("30,000 features, ") == true, "\(log)")
+      #expect(sortLines.last?.contains("; 30,000 features, ") == true, "\(log)")
       #expect(
         FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.geojson").path))
+    }
+  }
+
+  /// The line drawn in place never wraps: it is cut to the terminal's width.
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func theLineDrawnInPlaceFitsTheTerminal() throws {
+    try withTemporaryDirectory { dir in
+      try Self.points(60_000).write(to: dir.appendingPathComponent("in.geojsonl"))
+      let command = "stty cols 40; \"$GEOPIPE\" tiles t.pmtiles --max-zoom 6 < in.geojsonl"
+      let run = try shell("script -qec '\(command)' typescript > /dev/null", in: dir)
+      #expect(run.status == 0, "\(run)")
+      let log = String(decoding: bytes(dir.appendingPathComponent("typescript")), as: UTF8.self)
+      for drawn in log.components(separatedBy: "\r\u{1B}[K").dropFirst() {
+        // "\r\n" is one Character: stop at any line break.
+        let line = drawn.prefix { !$0.isNewline }
+        #expect(line.count < 40, "\(line)")
+      }
     }
   }
 }
