@@ -206,6 +206,21 @@ struct StageWarningTests {
       "\(kept)")
   }
 
+  @Test func tilesAndRenderCountFeaturesWithoutGeometry() throws {
+    let input = Self.features([
+      ("null", "{}"), (Self.point(2.35, 48.85), "{}"), ("null", "{}"),
+    ])
+    try withTemporaryDirectory { dir in
+      let tiles = try geopipe(["tiles", "t.pmtiles", "--max-zoom", "2"], stdin: input, in: dir)
+      #expect(tiles.status == 0, "\(tiles)")
+      #expect(tiles.errLines == ["note: tiles: left out 2 features without geometry"], "\(tiles)")
+      let render = try geopipe(["render", "m.svg", "--size", "64x64"], stdin: input, in: dir)
+      #expect(render.status == 0, "\(render)")
+      #expect(
+        render.errLines == ["note: render: left out 2 features without geometry"], "\(render)")
+    }
+  }
+
   @Test func confidenceRejectionsAreNotCalledNoMatch() throws {
     let gazetteer = try TestGazetteer.path.get()
     let input = Self.features([

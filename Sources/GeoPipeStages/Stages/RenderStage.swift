@@ -152,6 +152,14 @@ final class RenderStage: Stage {
   }
 
   func finish(emit: Emit) throws {
+    let withoutGeometry = features.count { $0.geometry == nil }
+    if withoutGeometry > 0 {
+      report(
+        ReadDiagnostic(
+          severity: "note",
+          message: "render: left out \(withoutGeometry) feature\(withoutGeometry == 1 ? "" : "s") "
+            + "without geometry"))
+    }
     if var boxCheck {
       // A map of a box given latitude first shows somewhere else: say so.
       for feature in features {
