@@ -41,10 +41,12 @@ struct PipelineChecker {
         }
       case "vars": readVariables(entry.value)
       case "strict":
-        switch entry.value.scalarText?.lowercased() {
-        case "true": strict = true
-        case "false": strict = false
-        default:
+        // The same words as a stage's flag: true, yes, 1, on and false, no, 0, off.
+        if let text = entry.value.scalarText,
+          case .flag(let on)? = try? OptionSpec("strict", .flag, help: "").value(from: text)
+        {
+          strict = on
+        } else {
           let given = entry.value.scalarText.map { "'\($0)'" } ?? entry.value.kindDescription
           error("'strict' is true or false, not \(given)", at: entry.value.position)
         }
