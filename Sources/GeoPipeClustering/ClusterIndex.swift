@@ -68,10 +68,12 @@ public final class ClusterIndex: @unchecked Sendable {
   /// Builds the index from input coordinates (nil for an input without coordinates).
   ///
   /// Cluster ids are offset by `idBase`, by default the number of inputs (supercluster's `n`);
-  /// indexes that must not share ids (one per group) take distinct bases.
+  /// indexes that must not share ids (one per group) take distinct bases. `progress` is told
+  /// each zoom once its clusters are made, from `maxZoom` down.
   public init(
     coordinates: [(longitude: Double, latitude: Double)?],
-    options: ClusterOptions = ClusterOptions(), idBase: Int? = nil
+    options: ClusterOptions = ClusterOptions(), idBase: Int? = nil,
+    progress: ((_ zoom: Int) -> Void)? = nil
   ) {
     self.options = options
     inputCount = idBase ?? coordinates.count
@@ -105,6 +107,7 @@ public final class ClusterIndex: @unchecked Sendable {
       for zoom in stride(from: options.maxZoom, through: options.minZoom, by: -1) {
         level = Level(members: cluster(level, zoom: zoom))
         levels[zoom] = level
+        progress?(zoom)
       }
     }
   }

@@ -11,9 +11,11 @@ struct PipelineChecker {
   private var declaredVariables: [String] = []
   /// The names the file refers to as `${name}`.
   private var usedVariables = Set<String>()
+  /// `strict: true` at the top level: every stage with a `strict` option gets it.
+  private var strict = false
 
   /// Keys a pipeline file may have at its top level.
-  static let topLevelKeys = ["version", "vars", "stages", "name", "description"]
+  static let topLevelKeys = ["version", "vars", "stages", "name", "description", "strict"]
 
   init(variables: Variables, overrides: [String: String]) {
     self.variables = variables
@@ -42,6 +44,16 @@ struct PipelineChecker {
               + "this geopipe reads version 1", at: entry.value.position)
         }
       case "vars": readVariables(entry.value)
+      case "strict":
+        // The same words as a stage's flag: true, yes, 1, on and false, no, 0, off.
+        if let text = entry.value.scalarText,
+          case .flag(let on)? = try? OptionSpec("strict", .flag, help: "").value(from: text)
+        {
+          strict = on
+        } else {
+          let given = entry.value.scalarText.map { "'\($0)'" } ?? entry.value.kindDescription
+          error("'strict' is true or false, not \(given)", at: entry.value.position)
+        }
       case "stages": stagesNode = entry.value
       case "name", "description":
         if entry.value.scalarText == nil {
@@ -246,8 +258,11 @@ struct PipelineChecker {
     let inputs = wire(items, idIndices: idIndices)
     guard problems.isEmpty else { return nil }
     var steps: [PipelinePlan.Step] = []
-    for (k, item) in items.enumerated() {
+    for (k, var item) in items.enumerated() {
       guard let definition = item.definition else { return nil }
+      if strict, definition.option("strict")?.kind == .flag {
+        item.values.set("strict", .flag(true))
+      }
       steps.append(
         PipelinePlan.Step(
           id: item.id, definition: definition, values: item.values, inputs: inputs[k],

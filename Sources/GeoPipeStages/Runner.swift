@@ -8,9 +8,22 @@ public final class RunCounters: Sendable {
   public let features = Atomic<Int>(0)
   /// Input bytes read.
   public let bytes = Atomic<Int>(0)
+  private let stageDetail = Mutex<(text: String, version: Int)>(("", 0))
 
   /// Creates zeroed counters.
   public init() {}
+
+  /// Says where a long stage is (`zoom 12 of 14: 3,210 tiles`), for the progress line.
+  ///
+  /// Stages call it when something changes that a person waiting would want to see: a zoom
+  /// done, a run spilled, a batch of tiles written; not for every feature.
+  public func report(_ text: String) {
+    stageDetail.withLock { $0 = (text, $0.version + 1) }
+  }
+
+  /// The last text a stage reported, and how many reports there have been (to tell a new
+  /// report from the same one).
+  public var detail: (text: String, version: Int) { stageDetail.withLock { $0 } }
 }
 
 /// Drives a linear chain: pulls features from a source and pushes each through the stages.

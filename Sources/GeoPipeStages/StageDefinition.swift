@@ -77,14 +77,18 @@ public struct StageContext: Sendable {
   public var standardOutput: @Sendable ([UInt8]) throws -> Void
   /// How many threads a stage may use for parsing.
   public var threads: Int
+  /// What the run has done, for the progress line; long stages report where they are here.
+  public var counters: RunCounters
 
   /// Creates a context.
   public init(
     diagnostics: @escaping @Sendable (ReadDiagnostic) -> Void,
-    standardOutput: @escaping @Sendable ([UInt8]) throws -> Void, threads: Int = 1
+    standardOutput: @escaping @Sendable ([UInt8]) throws -> Void, threads: Int = 1,
+    counters: RunCounters = RunCounters()
   ) {
     self.diagnostics = diagnostics
     self.standardOutput = standardOutput
     self.threads = threads
+    self.counters = counters
   }
 }

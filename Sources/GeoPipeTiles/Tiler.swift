@@ -34,6 +34,20 @@ public struct TilesetSummary: Sendable {
   public var features = 0
   /// Feature copies written across all tiles.
   public var placements = 0
+  /// Bytes of (compressed) tile data written.
+  public var bytes = 0
+}
+
+/// Where `Tiler.write` is, for a progress display: told after each batch of tiles.
+public struct TilerProgress: Sendable {
+  /// The zoom being written.
+  public var zoom: Int
+  /// Tiles of this zoom written.
+  public var zoomTilesWritten: Int
+  /// The tiles this zoom has.
+  public var zoomTiles: Int
+  /// What has been written so far, over all zooms.
+  public var summary: TilesetSummary
 }
 
 /// Cuts features into Mapbox Vector Tiles (MVT 2.1) zoom by zoom and hands them, gzipped and in
@@ -78,6 +92,8 @@ public final class Tiler {
   var layerNumbers: [String: Int32] = [:]
   var bounds = BBox.empty
   private var summary = TilesetSummary()
+  /// Told where `write` is after each batch of tiles.
+  public var progress: ((TilerProgress) -> Void)?
 
   /// Creates a tiler.
   public init(options: TilerOptions) {
@@ -282,8 +298,13 @@ public final class Tiler {
         try writer.writeTile(TileID(unchecked: z, Int(first.x), Int(first.y)), data: data.bytes)
         summary.tiles += 1
         summary.placements += data.count
+        summary.bytes += data.bytes.count
       }
       batchStart += batchSize
+      progress?(
+        TilerProgress(
+          zoom: z, zoomTilesWritten: min(batchStart, runs.count), zoomTiles: runs.count,
+          summary: summary))
     }
   }
 

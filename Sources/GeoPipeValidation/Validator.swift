@@ -16,6 +16,11 @@ public final class Validator {
   /// Whether any rule that GEOS validity reports is enabled.
   private let checksValidity: Bool
 
+  /// Told when a file is opened (0 features, 0 bytes), every 1024 features after and at its
+  /// end, how many features of the file have been read and how many of its bytes, for a
+  /// progress display.
+  public var progress: ((_ features: Int, _ bytes: Int) -> Void)?
+
   /// Creates a validator; without a validity checker the GEOS rules are not run.
   public init(options: ValidationOptions, validity: (any ValidityChecker)? = nil) {
     self.options = options
@@ -54,6 +59,7 @@ public final class Validator {
           at: error.location ?? SourceLocation(file: name, line: 1, column: 1)))
       return run.summary
     }
+    progress?(0, 0)
     var repair = try options.fix ? Repair(input: path, reader: reader, validity: validity) : nil
     do {
       if try readAll(reader, name: name, queue: queue, run: &run, repair: &repair) {
@@ -92,10 +98,16 @@ public final class Validator {
       }
       guard try run.skipped(queue.take()) else { return false }
       repair?.dropped = run.summary.features - run.readable
-      guard let feature else { return true }
+      guard let feature else {
+        progress?(run.summary.features, reader.bytesRead)
+        return true
+      }
       let location = reader.lastFeatureLocation ?? SourceLocation(file: name, line: 1, column: 1)
       let index = run.summary.features
       run.summary.features += 1
+      if let progress, run.summary.features & 1023 == 0 {
+        progress(run.summary.features, reader.bytesRead)
+      }
       run.knownValid = false
       run.readable += 1
       guard try check(feature, at: location, index: index, run: &run) else { return false }

@@ -117,8 +117,8 @@ struct Command {
         values.string("output") == "-"
       }
     let context = Self.context(quiet: quiet)
-    let counters = RunCounters()
-    let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
+    let counters = context.counters
+    let progressMode = ProgressLine.mode(requested: values.flag("progress"), quiet: quiet)
     let inputPath =
       definition == nil
       ? values.string("input")
@@ -134,11 +134,10 @@ struct Command {
       Terminal.printError(
         "\(name): waiting for features on standard input (end with Ctrl-D), \(instead)")
     }
-    let progress =
-      showProgress
-      ? ProgressLine(
-        counters: counters, label: name, total: inputPath.flatMap(ProgressLine.size(of:)))
-      : nil
+    let progress = progressMode.map {
+      ProgressLine(
+        counters: counters, label: name, total: inputPath.flatMap(ProgressLine.size(of:)), mode: $0)
+    }
     var stdoutWriter: GeoJSONSeqWriter?
     do {
       var stages: [any Stage] = []

@@ -177,9 +177,10 @@ struct PipelineCommand {
 
   private func execute(_ plan: PipelinePlan, values: OptionValues, quiet: Bool) -> Int32 {
     let context = Command.context(quiet: quiet)
-    let counters = RunCounters()
-    let showProgress = !quiet && (values.flag("progress") || Terminal.stderrIsTerminal)
-    let progress = showProgress ? ProgressLine(counters: counters, label: "run", total: nil) : nil
+    let counters = context.counters
+    let progress = ProgressLine.mode(requested: values.flag("progress"), quiet: quiet).map {
+      ProgressLine(counters: counters, label: "run", total: nil, mode: $0)
+    }
     var writer: GeoJSONSeqWriter?
     let streamsFeatures = plan.standardOutput != nil
     do {

@@ -18,40 +18,86 @@ enum Terminal {
     return type == S_IFIFO || type == S_IFSOCK
   }
 
+  /// The width of the terminal on standard error, when it is one and says.
+  static var stderrColumns: Int? {
+    var size = winsize()
+    guard ioctl(2, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
+  }
+
   /// Writes a line to standard error.
   static func printError(_ text: String) {
     printErrorRaw(text.hasSuffix("\n") ? text : text + "\n")
   }
 }
 
-/// Prints "features, bytes, rate" on standard error while a command runs: one line rewritten
-/// in place on a terminal, or a line every few seconds and a last one at the end otherwise
-/// (`--progress` into a log).
+/// Prints "features, bytes, rate" and where a long stage is on standard error while a command
+/// runs.
+///
+/// Of a chain of piped commands sharing a terminal, only the last one (whose standard output
+/// is not a pipe) draws one line rewritten in place; the others print a labelled line of their
+/// own when their stage reports something new (a zoom done, a run spilled), at most one a
+/// second, clearing the last command's line first, so that no two processes overwrite one
+/// line. With `--progress` and standard error not a terminal (a log), a line every few
+/// seconds and a last one at the end.
 final class ProgressLine: Sendable {
+  /// How the progress is shown.
+  enum Mode: Sendable {
+    /// One line rewritten in place (the last command of a chain, on a terminal).
+    case inPlace
+    /// A labelled line for each new stage report (a command writing to a pipe, on a terminal).
+    case reports
+    /// A line every few seconds and one at the end (`--progress`).
+    case log
+  }
+
   private let counters: RunCounters
   private let label: String
   private let total: Int?
-  private let inPlace: Bool
+  private let mode: Mode
+  private let clearsLine: Bool
   private let started = Date()
   private let stopped = Atomic<Bool>(false)
   private let done = Mutex<Bool>(false)
 
+  /// How progress is shown for a command, or nil for not at all: nothing with `--quiet`, or
+  /// when standard error is not a terminal and `--progress` was not given.
+  static func mode(requested: Bool, quiet: Bool) -> Mode? {
+    guard !quiet else { return nil }
+    if Terminal.stderrIsTerminal && !Terminal.stdoutIsPipe { return .inPlace }
+    if requested { return .log }
+    return Terminal.stderrIsTerminal ? .reports : nil
+  }
+
   /// `total` is the input's size in bytes, when known, for a percentage.
-  init(counters: RunCounters, label: String, total: Int?) {
+  init(counters: RunCounters, label: String, total: Int?, mode: Mode) {
     self.counters = counters
     self.label = label
     self.total = total
-    inPlace = Terminal.stderrIsTerminal
+    self.mode = mode
+    clearsLine = Terminal.stderrIsTerminal
   }
 
   func start() {
-    let interval = inPlace ? 0.25 : 5
+    let interval = mode == .log ? 5 : 0.25
     Thread.detachNewThread { [self] in
+      var shown = 0
+      var shownAt = Date.distantPast
       while !stopped.load(ordering: .relaxed) {
         Thread.sleep(forTimeInterval: interval)
         if stopped.load(ordering: .relaxed) { break }
         done.withLock { finished in
-          if !finished { Terminal.printErrorRaw(inPlace ? "\r\u{1B}[K" + line() : line() + "\n") }
+          guard !finished else { return }
+          switch mode {
+          case .inPlace: Terminal.printErrorRaw("\r\u{1B}[K" + fitted(line()))
+          case .log: Terminal.printErrorRaw(prefix + line() + "\n")
+          case .reports:
+            let detail = counters.detail
+            guard detail.version != shown, Date().timeIntervalSince(shownAt) >= 1 else { return }
+            shown = detail.version
+            shownAt = Date()
+            Terminal.printErrorRaw(prefix + "\(label): \(detail.text)\n")
+          }
         }
       }
     }
@@ -60,18 +106,39 @@ final class ProgressLine: Sendable {
   func stop() {
     stopped.store(true, ordering: .relaxed)
     done.withLock { finished in
-      if !finished { Terminal.printErrorRaw(inPlace ? "\r\u{1B}[K" : line() + "\n") }
+      if !finished {
+        switch mode {
+        case .inPlace: Terminal.printErrorRaw("\r\u{1B}[K")
+        case .log: Terminal.printErrorRaw(prefix + line() + "\n")
+        case .reports: break
+        }
+      }
       finished = true
     }
   }
 
+  /// The line cut to the terminal's width: a line that wrapped could not be rewritten in
+  /// place.
+  private func fitted(_ text: String) -> String {
+    guard let columns = Terminal.stderrColumns, text.count >= columns else { return text }
+    return String(text.prefix(max(columns - 1, 0)))
+  }
+
+  /// Clears a line another command of the chain may be drawing, on a terminal.
+  private var prefix: String { clearsLine ? "\r\u{1B}[K" : "" }
+
+  /// `label: [where the stage is; ]features, MB, MB/s[ (percent)]`: the stage's own report
+  /// first, so that a line cut to the terminal's width keeps it.
   private func line() -> String {
     let features = counters.features.load(ordering: .relaxed)
     let bytes = Double(counters.bytes.load(ordering: .relaxed))
     let seconds = max(Date().timeIntervalSince(started), 0.001)
-    var text = String(
-      format: "%@: %@ features, %.1f MB, %.1f MB/s", label, ProgressLine.grouped(features),
-      bytes / 1e6, bytes / 1e6 / seconds)
+    var text = label + ": "
+    let detail = counters.detail.text
+    if !detail.isEmpty { text += detail + "; " }
+    text += String(
+      format: "%@ features, %.1f MB, %.1f MB/s", ProgressLine.grouped(features), bytes / 1e6,
+      bytes / 1e6 / seconds)
     if let total, total > 0 {
       text += String(format: " (%.0f%%)", min(100, bytes * 100 / Double(total)))
     }

@@ -46,8 +46,11 @@ struct ValidateCommand {
           + "checks are off."),
     ] + StageRegistry.csvInputOptions
 
-  /// validate shows no progress line: its report is its progress.
-  static let globalOptions = Help.globalOptions.filter { $0.name != "progress" }
+  /// The global options.
+  ///
+  /// A progress line is drawn when standard error is a terminal and the report goes elsewhere
+  /// (on a terminal the report shows how far it is), or with --progress.
+  static let globalOptions = Help.globalOptions
 
   static let discussion = """
     Reads each file once, streaming, and reports every problem it finds: a bad feature is
@@ -197,6 +200,10 @@ struct ValidateCommand {
     let report = ReportWriter(format: format)
     var totals = RunTotals()
     var status = ExitStatus.success
+    let progress = Self.progress(
+      for: validator, paths: paths, quiet: quiet, requested: values.flag("progress"))
+    progress?.start()
+    defer { progress?.stop() }
     do {
       let out = try ReportOutput()
       try out.write(report.header())
@@ -251,6 +258,39 @@ struct ValidateCommand {
         }
       }
     }
+  }
+
+  /// A progress line (files, features, bytes): in place when standard error is a terminal and
+  /// the report goes elsewhere, as a log with --progress; nil otherwise.
+  private static func progress(
+    for validator: Validator, paths: [String], quiet: Bool, requested: Bool
+  ) -> ProgressLine? {
+    let mode: ProgressLine.Mode
+    if quiet {
+      return nil
+    } else if Terminal.stderrIsTerminal && !Terminal.stdoutIsTerminal {
+      mode = .inPlace
+    } else if requested {
+      mode = .log
+    } else {
+      return nil
+    }
+    let counters = RunCounters()
+    var file = 0
+    var done = (features: 0, bytes: 0)
+    var last = (features: 0, bytes: 0)
+    validator.progress = { features, bytes in
+      if features == 0 && bytes == 0 {
+        // A file has been opened: count the one before as done.
+        file = min(file + 1, paths.count)
+        done = (done.features + last.features, done.bytes + last.bytes)
+        counters.report("file \(file) of \(paths.count)")
+      }
+      last = (features, bytes)
+      counters.features.store(done.features + features, ordering: .relaxed)
+      counters.bytes.store(done.bytes + bytes, ordering: .relaxed)
+    }
+    return ProgressLine(counters: counters, label: "validate", total: nil, mode: mode)
   }
 
   private static func describeFix(_ summary: FileSummary) {

@@ -130,15 +130,25 @@ struct StyleCommandTests {
   }
 
   @Test func missingPropertiesAreCountedInOneWarning() throws {
+    // A property on no feature is one warning with a suggestion; one that only some features
+    // lack is counted.
     let run = try geopipe(
       ["style", "--title", "{nmae}", "--description", "{name} {state}"], stdinFile: Self.places)
     #expect(run.status == 0, "\(run)")
     #expect(run.outLines.count == 9)
     #expect(
       run.errLines == [
-        "warning: style: 9 features lack a property named in a template "
-          + "(title: nmae; description: state)"
+        "warning: style: no feature has a property 'nmae'; did you mean 'name'?",
+        "warning: style: no feature has a property 'state'",
       ])
+    let some = Data(
+      ("{\"type\":\"Feature\",\"properties\":{\"name\":\"A\"},\"geometry\":null}\n"
+        + "{\"type\":\"Feature\",\"properties\":{},\"geometry\":null}\n").utf8)
+    let counted = try geopipe(["style", "--title", "{name}"], stdin: some)
+    #expect(
+      counted.errLines == [
+        "warning: style: 1 feature lacks a property named in a template (title: name)"
+      ], "\(counted)")
   }
 
   @Test func strictFailsOnTheFirstFeatureLackingAProperty() throws {

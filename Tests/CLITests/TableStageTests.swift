@@ -119,12 +119,20 @@ struct TableStageTests {
 
   @Test func selectWarnsOnceAboutMissingTemplateProperties() throws {
     let places = CLI.fixtures("cli/places.read.geojsonl")
-    let run = try geopipe(["select", "--set", "label={name}, {region}"], stdinFile: places)
+    let run = try geopipe(["select", "--set", "label={regio}"], stdinFile: places)
     #expect(run.status == 0, "\(run)")
+    #expect(run.errLines == ["warning: select: no feature has a property 'regio'"])
+    // A property some features have is counted where it is missing.
+    let mixed = Data(
+      ("{\"type\":\"Feature\",\"properties\":{\"region\":\"N\"},\"geometry\":null}\n"
+        + "{\"type\":\"Feature\",\"properties\":{},\"geometry\":null}\n"
+        + "{\"type\":\"Feature\",\"properties\":null,\"geometry\":null}\n").utf8)
+    let some = try geopipe(["select", "--set", "label={region}"], stdin: mixed)
+    #expect(some.status == 0, "\(some)")
     #expect(
-      run.errLines == [
-        "warning: select --set label: the template's property 'region' (or another that it "
-          + "names) is missing or null in 32 features; it was left empty"
+      some.errLines == [
+        "warning: select --set label: the template's property 'region' is missing or null in "
+          + "2 features; it was left empty"
       ])
     #expect(run.outLines.count == 32)
     let quiet = try geopipe(["select", "--set", "label={region}", "--quiet"], stdinFile: places)

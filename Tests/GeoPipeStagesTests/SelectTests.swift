@@ -124,6 +124,7 @@ import Testing
       ])
     #expect(
       messages.withLock { $0 } == [
+        "warning: select: no feature has a property 'region'",
         "warning: select --set label: the template's property 'region' (or another that it "
           + "names) is missing or null in 3 features; it was left empty",
         "warning: select --set n: the template's property 'name' is missing or null in 1 "

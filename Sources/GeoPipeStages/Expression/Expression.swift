@@ -70,6 +70,19 @@ public indirect enum Expression: Sendable, Equatable {
     value(in: feature) ?? .null
   }
 
+  /// The properties the expression reads, in the order they appear (repeats included).
+  public var propertyNames: [String] {
+    switch self {
+    case .literal: []
+    case .property(let name): [name]
+    case .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
+      .arithmetic(let a, _, let b):
+      a.propertyNames + b.propertyNames
+    case .isNull(let a, _), .not(let a), .negate(let a): a.propertyNames
+    case .within(let a, let list, _): a.propertyNames + list.flatMap(\.propertyNames)
+    }
+  }
+
   /// Whether the expression is a condition: a comparison, a test, a property, or those joined
   /// by `and`, `or`, `not`.
   var isCondition: Bool {

@@ -31,14 +31,17 @@ enum BufferStage {
             ? ValueProblem("expected a distance such as 50m or 2km") : nil
         }, help: "The buffer distance: metres (50, 50m) or kilometres (2km); negative shrinks."),
       OptionSpec(
-        "segments", .integer, default: "8", help: "Segments per quarter circle (at least 1)."),
+        "segments", .integer, default: "8", validate: OptionBounds.integer(segmentRange),
+        help: "Segments per quarter circle, 1 to 1024."),
     ],
     role: .transform,
     make: { values, context in
       let distance = try Metres(values.string("distance") ?? "", option: "distance").value
       let segments = values.integer("segments") ?? 8
-      guard segments >= 1 else {
-        throw GeoPipeError.usage("invalid value '\(segments)' for --segments: expected 1 or more")
+      guard segmentRange.contains(segments) else {
+        throw GeoPipeError.usage(
+          "invalid value '\(segments)' for --segments: expected a whole number, 1 or more and at most 1024"
+        )
       }
       let diagnostics = context.diagnostics
       return .stage(
@@ -66,7 +69,15 @@ enum BufferStage {
             } catch let error as GeoPipeError {
               throw GeoPipeError("feature \(index): \(error.message)", status: error.status)
             }
-            if result.bbox == nil { return .drop(reason: "that shrank to nothing") }
+            if result.bbox == nil {
+              // Only shrinking can empty a geometry; an empty result of a growing buffer is a
+              // failure to build it, never a feature to drop quietly.
+              guard distance <= 0 else {
+                throw GeoPipeError.data(
+                  "feature \(index): cannot buffer: GEOS returned an empty result", at: nil)
+              }
+              return .drop(reason: "that shrank to nothing")
+            }
             var buffered = feature
             // Cut where the result crosses the antimeridian (RFC 7946 §3.1.9); GEOS gives
             // clockwise shells, and new polygons are wound as RFC 7946 asks.
@@ -74,4 +85,8 @@ enum BufferStage {
             return .emit(buffered)
           }))
     })
+
+  /// The segments per quarter circle: GEOS's work grows with them, and beyond this the arcs
+  /// are finer than the coordinates can tell.
+  static let segmentRange = 1...1024
 }

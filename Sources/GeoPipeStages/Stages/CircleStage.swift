@@ -29,13 +29,16 @@ enum CircleStage {
         "radius-property", .string,
         help: "Take each feature's radius from this property (metres, or text such as 2km)."),
       OptionSpec(
-        "segments", .integer, default: "64", help: "Vertices on the circle (at least 4)."),
+        "segments", .integer, default: "64", validate: OptionBounds.integer(segmentRange),
+        help: "Vertices on the circle, 4 to 65536."),
     ],
     role: .transform,
     make: { values, context in
       let segments = values.integer("segments") ?? 64
-      guard segments >= 4 else {
-        throw GeoPipeError.usage("invalid value '\(segments)' for --segments: expected 4 or more")
+      guard segmentRange.contains(segments) else {
+        throw GeoPipeError.usage(
+          "invalid value '\(segments)' for --segments: expected a whole number, 4 or more and at most 65536"
+        )
       }
       let radius = try values.string("radius").map { try Metres($0, option: "radius").value }
       let property = values.string("radius-property")
@@ -68,6 +71,9 @@ enum CircleStage {
             return .emit(circle)
           }))
     })
+
+  /// The vertices a circle may have: enough for a polygon, few enough to build at once.
+  static let segmentRange = 4...65_536
 
   private static func radius(of feature: Feature, property: String, _ index: Int) throws -> Double {
     let value: Double? =

@@ -36,6 +36,10 @@ final class ClusterStage: Stage {
       Features without geometry count in supercluster's n (they shift cluster ids) and are
       left out with a note; other geometries than points are an error unless --points
       centroid.
+      A property that --group-by, --count-by or --aggregate names and no feature has (a
+      misspelt name) is a warning at the end, with the closest name the features had; with
+      --strict it is an error (exit 65). When --zoom writes nothing in --bbox but points lie
+      in the box with its axes swapped (given as S,W,N,E), a warning says so.
       """,
     examples: [
       "geopipe read places.csv | geopipe cluster --zoom 5 | geopipe write clusters-z5.geojson",
@@ -58,13 +62,26 @@ final class ClusterStage: Stage {
             ? ValueProblem("expected Z/X/Y with 0 <= X, Y < 2^Z") : nil
         },
         help: "Write the items of tile Z/X/Y, with supercluster's radius/extent buffer."),
-      OptionSpec("radius", .number, default: "40", help: "Cluster radius in pixels."),
       OptionSpec(
-        "extent", .number, default: "512", help: "Tile extent that radius is relative to."),
-      OptionSpec("min-zoom", .integer, default: "0", help: "The lowest zoom with clusters."),
-      OptionSpec("max-zoom", .integer, default: "16", help: "The highest zoom with clusters."),
-      OptionSpec("min-points", .integer, default: "2", help: "The fewest points in a cluster."),
-      OptionSpec("node-size", .integer, default: "64", help: "The kd-tree leaf size."),
+        "radius", .number, default: "40",
+        validate: OptionBounds.number(0...65_536, excludingLower: true),
+        help: "Cluster radius in pixels, above 0 and at most 65536."),
+      OptionSpec(
+        "extent", .number, default: "512",
+        validate: OptionBounds.number(0...65_536, excludingLower: true),
+        help: "Tile extent that radius is relative to, above 0 and at most 65536."),
+      OptionSpec(
+        "min-zoom", .integer, default: "0", validate: OptionBounds.integer(0...30),
+        help: "The lowest zoom with clusters, 0 to 30."),
+      OptionSpec(
+        "max-zoom", .integer, default: "16", validate: OptionBounds.integer(0...30),
+        help: "The highest zoom with clusters, 0 to 30."),
+      OptionSpec(
+        "min-points", .integer, default: "2", validate: OptionBounds.integer(1...1_000_000),
+        help: "The fewest points in a cluster, 1 to 1000000."),
+      OptionSpec(
+        "node-size", .integer, default: "64", validate: OptionBounds.integer(1...65_536),
+        help: "The kd-tree leaf size, 1 to 65536."),
       OptionSpec(
         "exact-order", .flag,
         help: "Sum centroids in kdbush's order: bit-identical to supercluster's, slower build."),
@@ -82,6 +99,7 @@ final class ClusterStage: Stage {
       OptionSpec("offset", .integer, default: "0", help: "With --leaves: skip this many first."),
       OptionSpec(
         "expansion-zoom", .integer, help: "Print the zoom at which this cluster splits."),
+      PropertyUsage.strictOption,
     ],
     role: .transform, buffersAll: true,
     make: { values, context in .stage(try ClusterStage(values, context: context)) })
@@ -103,6 +121,7 @@ final class ClusterStage: Stage {
   private let context: StageContext
   private var features: [Feature] = []
   private var coordinates: [(longitude: Double, latitude: Double)?] = []
+  private var usage: PropertyUsage
 
   init(_ values: OptionValues, context: StageContext) throws {
     var options = ClusterOptions()
@@ -116,8 +135,13 @@ final class ClusterStage: Stage {
     guard options.minZoom >= 0, options.maxZoom <= 30, options.minZoom <= options.maxZoom else {
       throw GeoPipeError.usage("zooms must satisfy 0 <= --min-zoom <= --max-zoom <= 30")
     }
-    guard options.radius > 0, options.extent > 0 else {
-      throw GeoPipeError.usage("--radius and --extent must be positive")
+    guard options.radius > 0, options.extent > 0, options.radius <= 65_536,
+      options.extent <= 65_536, (1...1_000_000).contains(options.minPoints),
+      (1...65_536).contains(options.nodeSize)
+    else {
+      throw GeoPipeError.usage(
+        "--radius and --extent must be above 0 and at most 65536, --min-points 1 to 1000000 "
+          + "and --node-size 1 to 65536")
     }
     self.options = options
     var queries: [Query] = []
@@ -150,9 +174,14 @@ final class ClusterStage: Stage {
       values.list("aggregate") ?? [], countBy: values.string("count-by"))
     centroids = values.string("points") == "centroid"
     self.context = context
+    usage = PropertyUsage(
+      stage: "cluster",
+      names: [groupBy].compactMap { $0 } + aggregates.fields.map(\.property)
+        + [aggregates.countBy].compactMap { $0 }, strict: values.flag("strict"))
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
+    usage.observe(feature.properties)
     let index = features.count
     var point: (longitude: Double, latitude: Double)?
     switch feature.geometry {
@@ -180,19 +209,25 @@ final class ClusterStage: Stage {
             "cluster: \(missing) feature\(missing == 1 ? "" : "s") without geometry left out "
             + "(they still count in cluster ids, as in supercluster)"))
     }
+    try usage.finish(report: context.diagnostics)
     let groups = makeGroups()
     switch query {
     case .zoom(let zoom, let box):
+      var written = 0
       for group in groups {
         var failure: (any Error)?
         group.index.clusters(
           west: box.west, south: box.south, east: box.east, north: box.north, zoom: zoom
         ) { item in
           guard failure == nil else { return }
-          do { try emit(feature(item, group: group)) } catch { failure = error }
+          do {
+            try emit(feature(item, group: group))
+            written += 1
+          } catch { failure = error }
         }
         if let failure { throw failure }
       }
+      if written == 0 { checkSwapped(box) }
     case .allZooms:
       for group in groups {
         for (item, low, high) in group.index.itemsAcrossZooms() {
@@ -232,6 +267,15 @@ final class ClusterStage: Stage {
     }
   }
 
+  /// Warns when no point is in `box` and some are in the box with its axes swapped.
+  private func checkSwapped(_ box: BBox) {
+    var check = SwappedBoxCheck(stage: "cluster", box: box)
+    for case let (longitude, latitude)? in coordinates {
+      _ = check.intersects(.point(Position(x: longitude, y: latitude)))
+    }
+    check.finish(report: context.diagnostics)
+  }
+
   // MARK: Groups
 
   /// The points of one group value, with their own index.
@@ -247,7 +291,8 @@ final class ClusterStage: Stage {
       return [
         Group(
           value: nil, inputs: Array(features.indices),
-          index: ClusterIndex(coordinates: coordinates, options: options))
+          index: ClusterIndex(
+            coordinates: coordinates, options: options, progress: progress(group: nil)))
       ]
     }
     var order: [JSONValue] = []
@@ -259,14 +304,27 @@ final class ClusterStage: Stage {
     }
     var base = features.count
     var groups: [Group] = []
-    for value in order {
+    for (k, value) in order.enumerated() {
       let inputs = members[value] ?? []
       let index = ClusterIndex(
-        coordinates: inputs.map { coordinates[$0] }, options: options, idBase: base)
+        coordinates: inputs.map { coordinates[$0] }, options: options, idBase: base,
+        progress: progress(group: (k, order.count)))
       groups.append(Group(value: value, inputs: inputs, index: index))
       base += 32 * (inputs.count + 1)
     }
     return groups
+  }
+
+  /// Reports each zoom indexed to the progress line: `zoom 12 indexed (5 of 17)`, with the
+  /// group when there are several.
+  private func progress(group: (number: Int, count: Int)?) -> (Int) -> Void {
+    let counters = context.counters
+    let zooms = options.maxZoom - options.minZoom + 1
+    let maxZoom = options.maxZoom
+    let prefix = group.map { "group \($0.number + 1) of \($0.count): " } ?? ""
+    return { zoom in
+      counters.report(prefix + "zoom \(zoom) indexed (\(maxZoom - zoom + 1) of \(zooms) zooms)")
+    }
   }
 
   private func group(of id: Int, in groups: [Group]) throws -> Group {

@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeIO
 
 /// `filter`: keeps the features that match all of the given conditions.
 final class FilterStage: Stage {
@@ -14,13 +15,18 @@ final class FilterStage: Stage {
       on CSV input; a comparison between values that cannot be compared (a missing property,
       a word and a number) is false, and "not" turns it true.
       --bbox keeps features whose geometry intersects the box (W > E crosses the
-      antimeridian); features without geometry are dropped.
+      antimeridian); features without geometry are dropped. When no feature is in the box
+      but some would be with its axes swapped (a box given as S,W,N,E, latitude first), a
+      warning at the end says so.
+      A property that --where names and no feature has (a misspelt name) is a warning at the
+      end, with the closest name the features had; with --strict it is an error (exit 65).
       """,
     examples: [
       "geopipe read places.csv | geopipe filter --where \"population > 10000 and country in ('FR', 'BE')\"",
       "geopipe read world.geojson | geopipe filter --bbox -10,35,30,60",
       "geopipe read mixed.geojson | geopipe filter --geometry-type Polygon,MultiPolygon",
       "geopipe read places.geojson | geopipe filter --where '\"marker-color\" is not null'",
+      "geopipe read places.csv | geopipe filter --where 'population > 10000' --strict",
     ],
     options: [
       OptionSpec(
@@ -38,18 +44,24 @@ final class FilterStage: Stage {
         "geometry-type", .list,
         help: "Keep features with these geometry types (Point, LineString, Polygon, Multi..., "
           + "GeometryCollection, or null for none)."),
+      PropertyUsage.strictOption,
     ],
     role: .transform,
-    make: { values, _ in .stage(try FilterStage(values)) })
+    make: { values, context in .stage(try FilterStage(values, context: context)) })
 
   private let expression: Expression?
-  private let box: BBox?
   private let kinds: Set<GeometryKind>?
   private let keepNull: Bool
+  private let report: @Sendable (ReadDiagnostic) -> Void
+  private var usage: PropertyUsage
+  private var boxCheck: SwappedBoxCheck?
 
-  init(_ values: OptionValues) throws {
+  init(_ values: OptionValues, context: StageContext? = nil) throws {
     expression = try values.string("where").map(Expression.parse)
-    box = values.bbox("bbox")
+    report = context?.diagnostics ?? Self.ignore
+    usage = PropertyUsage(
+      stage: "filter", names: expression?.propertyNames ?? [], strict: values.flag("strict"))
+    boxCheck = values.bbox("bbox").map { SwappedBoxCheck(stage: "filter", box: $0) }
     if let names = values.list("geometry-type") {
       var kinds = Set<GeometryKind>()
       var keepNull = false
@@ -73,6 +85,7 @@ final class FilterStage: Stage {
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
+    usage.observe(feature.properties)
     if let kinds {
       if let geometry = feature.geometry {
         guard kinds.contains(geometry.kind) else { return }
@@ -80,8 +93,8 @@ final class FilterStage: Stage {
         return
       }
     }
-    if let box {
-      guard let geometry = feature.geometry, GeometryIntersection.intersects(geometry, box) else {
+    if boxCheck != nil {
+      guard let geometry = feature.geometry, boxCheck?.intersects(geometry) == true else {
         return
       }
     }
@@ -89,5 +102,10 @@ final class FilterStage: Stage {
     try emit(feature)
   }
 
-  func finish(emit: Emit) throws {}
+  func finish(emit: Emit) throws {
+    try usage.finish(report: report)
+    boxCheck?.finish(report: report)
+  }
+
+  private static let ignore: @Sendable (ReadDiagnostic) -> Void = { _ in }
 }

@@ -79,6 +79,7 @@ final class GeocodeStage: Stage {
         "on-miss", .choice(["keep", "drop", "fail"]), default: "keep",
         help: "Features without a match: keep them (match = none), drop them, or fail "
           + "(exit 65)."),
+      PropertyUsage.strictOption,
     ],
     role: .transform,
     make: { values, context in .stage(try GeocodeStage(values, context: context)) })
@@ -111,6 +112,10 @@ final class GeocodeStage: Stage {
   private var index = 0
   private var misses = 0
   private var missExamples: [String] = []
+  /// Features whose best match was below --min-confidence, and the first few of them.
+  private var weak = 0
+  private var weakExamples: [String] = []
+  private var usage: PropertyUsage
 
   init(_ values: OptionValues, context: StageContext) throws {
     let text = values.string("query") ?? ""
@@ -125,6 +130,8 @@ final class GeocodeStage: Stage {
     minimumConfidence = values.number("min-confidence") ?? 0
     onMiss = values.string("on-miss") ?? "keep"
     report = context.diagnostics
+    usage = PropertyUsage(
+      stage: "geocode", names: query.propertyNames, strict: values.flag("strict"))
   }
 
   /// The search options from `--focus`, `--region`, `--restrict` and `--country`, checked.
@@ -160,20 +167,31 @@ final class GeocodeStage: Stage {
 
   func process(_ feature: Feature, emit: Emit) throws {
     defer { index += 1 }
+    usage.observe(feature.properties)
     var missing = 0
     let text = query.render(feature.properties, missing: &missing)
-    guard let result = try geocoder.geocode(text, options: options),
-      result.confidence >= minimumConfidence
-    else {
-      misses += 1
-      if missExamples.count < 3 { missExamples.append("'\(text)'") }
+    let found = try geocoder.geocode(text, options: options)
+    guard let result = found, result.confidence >= minimumConfidence else {
+      let why: String
+      if let found {
+        // A match was found and rejected: say so, with its confidence, not "no match".
+        weak += 1
+        why =
+          "the best match for '\(text)' is \(found.place.name) with confidence "
+          + "\(Self.confidence(found.confidence)), below --min-confidence "
+          + Template.text(of: .double(minimumConfidence))
+        if weakExamples.count < 3 {
+          weakExamples.append("'\(text)': \(Self.confidence(found.confidence))")
+        }
+      } else {
+        misses += 1
+        why = "no match for '\(text)'"
+        if missExamples.count < 3 { missExamples.append("'\(text)'") }
+      }
       switch onMiss {
       case "drop": return
       case "fail":
-        throw GeoPipeError(
-          "geocode: feature \(index): no match for '\(text)'"
-            + (minimumConfidence > 0 ? " with confidence \(minimumConfidence) or more" : ""),
-          status: .dataError)
+        throw GeoPipeError("geocode: feature \(index): \(why)", status: .dataError)
       default:
         var out = feature
         out[property: prefix + "match"] = .string("none")
@@ -191,12 +209,30 @@ final class GeocodeStage: Stage {
   }
 
   func finish(emit: Emit) throws {
-    guard misses > 0 else { return }
-    report(
-      ReadDiagnostic(
-        severity: "warning",
-        message: "geocode: \(misses) of \(index) feature\(index == 1 ? "" : "s") had no match "
-          + "(\(missExamples.joined(separator: ", "))\(misses > missExamples.count ? ", ..." : ""))"
-      ))
+    try usage.finish(report: report)
+    let outcome = onMiss == "drop" ? ", dropped (--on-miss drop)" : ", kept with match = none"
+    let of = "\(index) feature\(index == 1 ? "" : "s")"
+    if misses > 0 {
+      report(
+        ReadDiagnostic(
+          severity: "warning",
+          message: "geocode: \(misses) of \(of) had no match "
+            + "(\(missExamples.joined(separator: ", "))\(misses > missExamples.count ? ", ..." : ""))"
+            + outcome))
+    }
+    if weak > 0 {
+      report(
+        ReadDiagnostic(
+          severity: "warning",
+          message: "geocode: \(weak) of \(of) had a best match below --min-confidence "
+            + Template.text(of: .double(minimumConfidence)) + " ("
+            + weakExamples.joined(separator: ", ") + (weak > weakExamples.count ? ", ..." : "")
+            + ")" + outcome))
+    }
+  }
+
+  /// A confidence with two decimals.
+  private static func confidence(_ x: Double) -> String {
+    Template.text(of: .double((x * 100).rounded() / 100))
   }
 }

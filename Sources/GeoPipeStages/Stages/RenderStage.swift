@@ -12,7 +12,8 @@ final class RenderStage: Stage {
       points wide, as in MapKit and the Google Maps SDK) and writes PATH, a .png (drawn with
       cairo) or an .svg, atomically. The camera is one of: --fit (the default: the data's
       bounds, less --padding points on each side, at the highest zoom that fits, up to 18),
-      --fit-bounds W,S,E,N (the same for a box), or --center LON,LAT with --zoom Z and
+      --fit-bounds W,S,E,N (the same for a box; a warning says when no feature is in it but
+      some are in the box with its axes swapped), or --center LON,LAT with --zoom Z and
       optionally --bearing B (degrees clockwise from north that face up). --size is in
       points; --scale multiplies the PNG's pixels (2 for a high-density screen).
       Drawn as MapKit draws annotations and overlays, bottom to top: --basemap polygons
@@ -70,9 +71,13 @@ final class RenderStage: Stage {
   private let format: StaticMap.ImageFormat
   private let basemap: [Feature]
   private var features: [Feature] = []
+  private var boxCheck: SwappedBoxCheck?
+  private let report: @Sendable (ReadDiagnostic) -> Void
 
   init(_ values: OptionValues, context: StageContext) throws {
     path = values.string("path") ?? ""
+    boxCheck = values.bbox("fit-bounds").map { SwappedBoxCheck(stage: "render", box: $0) }
+    report = context.diagnostics
     let lowered = path.lowercased()
     if lowered.hasSuffix(".png") {
       format = .png
@@ -147,6 +152,21 @@ final class RenderStage: Stage {
   }
 
   func finish(emit: Emit) throws {
+    let withoutGeometry = features.count { $0.geometry == nil }
+    if withoutGeometry > 0 {
+      report(
+        ReadDiagnostic(
+          severity: "note",
+          message: "render: left out \(withoutGeometry) feature\(withoutGeometry == 1 ? "" : "s") "
+            + "without geometry"))
+    }
+    if var boxCheck {
+      // A map of a box given latitude first shows somewhere else: say so.
+      for feature in features {
+        if let geometry = feature.geometry, boxCheck.intersects(geometry) { break }
+      }
+      boxCheck.finish(report: report)
+    }
     let bytes = try map.render(features, basemap: basemap, format: format)
     let output = try OutputFile(path: path)
     try bytes.withUnsafeBytes { try output.write($0) }

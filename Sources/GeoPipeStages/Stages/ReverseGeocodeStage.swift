@@ -18,7 +18,9 @@ final class ReverseGeocodeStage: Stage {
       away unmatched (a number of metres, or with a unit: 500m, 25km, 10mi);
       --feature-class and --min-population choose which places count; --fields keeps only some
       of the placemark properties (match is always added to unmatched features).
-      Features that are not Points, and unmatched ones, are handled by --on-miss.
+      Features that are not Points, and unmatched ones, are handled by --on-miss; how many
+      of each kind were dropped or left unmatched is counted on standard error at the end
+      ("dropped 50 LineStrings: not points").
       The gazetteer is the default one (see 'geopipe gazetteer --help') unless --gazetteer
       names another. Place data: GeoNames (https://www.geonames.org/), CC BY 4.0.
       """,
@@ -82,6 +84,10 @@ final class ReverseGeocodeStage: Stage {
   /// Each place's placemark members under the prefix, made when the place is first found.
   private var placemarks: [[JSONMember]?]
   private var count = 0
+  /// Unmatched features by kind and reason (`LineString`, `not a Point`), in order of first
+  /// appearance.
+  private var misses: [(kind: String, reason: String, count: Int)] = []
+  private let report: @Sendable (ReadDiagnostic) -> Void
 
   init(_ values: OptionValues, context: StageContext) throws {
     let gazetteer = try GeocodingSupport.open(values.string("gazetteer"))
@@ -105,6 +111,7 @@ final class ReverseGeocodeStage: Stage {
       keep?.contains("distance_m") == false
       ? nil : prefix == "geocode_" ? "geocode_distance_m" : prefix + "distance_m"
     placemarks = [[JSONMember]?](repeating: nil, count: places.count)
+    report = context.diagnostics
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
@@ -114,6 +121,7 @@ final class ReverseGeocodeStage: Stage {
       let (k, distance) = index.nearest(
         latitude: p.y, longitude: p.x, maxDistance: maxDistance)
     else {
+      noteMiss(feature.geometry)
       switch onMiss {
       case "drop": return
       case "fail":
@@ -154,7 +162,42 @@ final class ReverseGeocodeStage: Stage {
     try emit(out)
   }
 
-  func finish(emit: Emit) throws {}
+  func finish(emit: Emit) throws {
+    for (kind, reason, n) in misses {
+      let what =
+        n == 1
+        ? "1 \(kind)" : "\(n) " + (kind == "feature" ? "features" : "\(kind)s")
+      let message =
+        onMiss == "drop"
+        ? "reverse-geocode: dropped \(what): \(reason)"
+        : "reverse-geocode: \(what) kept with \(key("match")) = none: \(reason)"
+      report(ReadDiagnostic(severity: onMiss == "drop" ? "warning" : "note", message: message))
+    }
+  }
+
+  /// Counts an unmatched feature under its kind and reason.
+  private func noteMiss(_ geometry: Geometry?) {
+    let kind: String
+    let reason: String
+    switch geometry {
+    case nil:
+      kind = "feature"
+      reason = "no geometry"
+    case .point?:
+      kind = "Point"
+      reason =
+        maxDistance.map { "no place within \(Template.text(of: .double($0))) m" }
+        ?? "no place qualifies"
+    case let geometry?:
+      kind = geometry.typeName
+      reason = "not a Point"
+    }
+    if let k = misses.firstIndex(where: { $0.kind == kind && $0.reason == reason }) {
+      misses[k].count += 1
+    } else {
+      misses.append((kind, reason, 1))
+    }
+  }
 
   /// The property name of a placemark member.
   ///

@@ -31,10 +31,8 @@ enum SearchStage {
         help: "The text to look up: a name, optionally with qualifiers (\"Springfield, IL\")."),
       OptionSpec(
         "limit", .integer, default: "10",
-        validate: { text in
-          guard let n = Int(text), n < 1 else { return nil }
-          return ValueProblem("expected a whole number, 1 or more")
-        }, help: "The most candidates to list."),
+        validate: OptionBounds.integer(1...10_000), help: "The most candidates to list, 1 to 10000."
+      ),
     ] + GeocodeStage.searchOptions,
     role: .source,
     make: { values, _ in

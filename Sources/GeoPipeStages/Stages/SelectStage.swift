@@ -33,6 +33,10 @@ final class SelectStage: Stage {
 
       --keep, --drop and --rename take property names; features without properties
       ("properties": null) get them only from --set and --compute.
+
+      A property that an option names and no feature has (a misspelt name) is a warning at
+      the end, with the closest name the features had; with --strict it is an error
+      (exit 65).
       """,
     examples: [
       "geopipe read places.csv | geopipe select --keep name,population,country",
@@ -55,6 +59,7 @@ final class SelectStage: Stage {
       OptionSpec(
         "compute", .pairs, expression: true, validate: validateExpression,
         help: "Set a property to an expression's value: KEY='population / 1000' (repeatable)."),
+      PropertyUsage.strictOption,
     ],
     role: .transform,
     make: { values, context in .stage(try SelectStage(values, context: context)) })
@@ -80,6 +85,7 @@ final class SelectStage: Stage {
   private var missingCounts: [Int]
   /// Per assignment, the first property found missing, to name in the warning.
   private var firstMissing: [String?]
+  private var usage: PropertyUsage
 
   init(_ values: OptionValues, context: StageContext? = nil) throws {
     var seen = Set<String>()
@@ -118,6 +124,14 @@ final class SelectStage: Stage {
     missingCounts = Array(repeating: 0, count: assignments.count)
     firstMissing = Array(repeating: nil, count: assignments.count)
     self.context = context
+    var named = (keep ?? []) + drop.sorted() + values.pairs("rename").map(\.key)
+    for assignment in assignments {
+      switch assignment {
+      case .template(_, let template): named += template.propertyNames
+      case .expression(_, let expression): named += expression.propertyNames
+      }
+    }
+    usage = PropertyUsage(stage: "select", names: named, strict: values.flag("strict"))
     if keep == nil && drop.isEmpty && renames.isEmpty && assignments.isEmpty {
       throw GeoPipeError.usage(
         "select needs at least one of --keep, --drop, --rename, --set or --compute")
@@ -125,6 +139,7 @@ final class SelectStage: Stage {
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
+    usage.observe(feature.properties)
     var feature = feature
     var results: [JSONValue] = []
     results.reserveCapacity(assignments.count)
@@ -159,10 +174,12 @@ final class SelectStage: Stage {
   }
 
   func finish(emit: Emit) throws {
+    try usage.finish(report: { context?.diagnostics($0) })
     guard let context else { return }
     for (k, assignment) in assignments.enumerated() {
+      // Properties on no feature have had their own warning; this one counts the others.
       guard case .template(let key, let template) = assignment, missingCounts[k] > 0,
-        let name = firstMissing[k]
+        let name = firstMissing[k], !template.propertyNames.allSatisfy(usage.isUnseen)
       else { continue }
       let features = missingCounts[k] == 1 ? "1 feature" : "\(missingCounts[k]) features"
       let others = Set(template.propertyNames).count > 1 ? " (or another that it names)" : ""

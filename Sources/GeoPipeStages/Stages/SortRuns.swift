@@ -18,7 +18,8 @@ struct SortRuns {
   /// At most this many runs (and the features in memory) are merged at once.
   let fanIn: Int
   private let order: SortOrder
-  private let directory: String
+  /// Where the runs are written.
+  let directory: String
   /// Runs in input order, each with its level: how many merges its features went through.
   private var runs: [(level: Int, file: SpillFile)] = []
 

@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeIO
 
 /// `sort`: orders features by properties, spilling sorted runs to temporary files when the
 /// input does not fit in its memory budget.
@@ -13,6 +14,8 @@ final class SortStage: Stage {
       'a'); then false, true; then arrays and objects. A missing or null value comes last,
       with --desc too. --desc reverses the order of the values for every property.
       Features with equal values keep their input order, in both directions.
+      A --by property that no feature has (a misspelt name) is a warning at the end, with
+      the closest name the features had; with --strict it is an error (exit 65).
 
       Sort sees every feature before it writes one. Up to --memory MiB of features (as
       estimated) are sorted in memory; beyond that, sorted runs go to temporary files in
@@ -36,14 +39,17 @@ final class SortStage: Stage {
           + "order)."),
       OptionSpec(
         "memory", .integer, default: "256", validate: validateMemory,
-        help: "MiB of features to sort in memory before spilling sorted runs to $TMPDIR."),
+        help: "MiB of features to sort in memory before spilling sorted runs to $TMPDIR, 1 to "
+          + "1048576 (1 TiB)."),
+      PropertyUsage.strictOption,
     ],
     role: .transform, buffersAll: true,
-    make: { values, _ in
+    make: { values, context in
       .stage(
         SortStage(
           properties: values.list("by") ?? [], descending: values.flag("desc"),
-          memoryBudget: mebibytes(values.integer("memory") ?? 256)))
+          memoryBudget: mebibytes(values.integer("memory") ?? 256), strict: values.flag("strict"),
+          context: context))
     })
 
   private let order: SortOrder
@@ -52,6 +58,9 @@ final class SortStage: Stage {
   private var features: [Feature] = []
   private var keys: [[SortValue]] = []
   private var bufferedBytes = 0
+  private var usage: PropertyUsage
+  private let report: @Sendable (ReadDiagnostic) -> Void
+  private let counters: RunCounters?
   /// How many sorted runs were written from memory to temporary files.
   private(set) var spilledRuns = 0
 
@@ -60,14 +69,19 @@ final class SortStage: Stage {
   /// most `fanIn` of them at once.
   init(
     properties: [String], descending: Bool, memoryBudget: Int,
-    temporaryDirectory: String = SortRuns.temporaryDirectory, fanIn: Int = 16
+    temporaryDirectory: String = SortRuns.temporaryDirectory, fanIn: Int = 16,
+    strict: Bool = false, context: StageContext? = nil
   ) {
     order = SortOrder(properties: properties, descending: descending)
+    usage = PropertyUsage(stage: "sort", names: properties, strict: strict)
+    report = context?.diagnostics ?? Self.ignore
+    counters = context?.counters
     self.memoryBudget = memoryBudget
     runs = SortRuns(order: order, directory: temporaryDirectory, fanIn: fanIn)
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
+    usage.observe(feature.properties)
     let key = order.key(for: feature)
     features.append(feature)
     keys.append(key)
@@ -75,6 +89,8 @@ final class SortStage: Stage {
     if bufferedBytes > memoryBudget {
       try runs.append(sortedIndices().lazy.map { self.features[$0] })
       spilledRuns += 1
+      counters?.report(
+        "\(spilledRuns) sorted run\(spilledRuns == 1 ? "" : "s") spilled to \(runs.directory)")
       features.removeAll(keepingCapacity: true)
       keys.removeAll(keepingCapacity: true)
       bufferedBytes = 0
@@ -83,10 +99,12 @@ final class SortStage: Stage {
 
   func finish(emit: Emit) throws {
     defer { release() }
+    try usage.finish(report: report)
     let sorted = sortedIndices().lazy.map { self.features[$0] }
     if runs.isEmpty {
       for feature in sorted { try emit(feature) }
     } else {
+      counters?.report("merging \(spilledRuns + 1) sorted runs")
       try runs.merge(withLast: sorted, emit: emit)
     }
   }
@@ -121,7 +139,9 @@ final class SortStage: Stage {
   }
 
   private static func validateMemory(_ text: String) -> ValueProblem? {
-    guard let n = Int(text), n < 1 else { return nil }
-    return ValueProblem("expected a whole number of MiB, 1 or more")
+    guard let n = Int(text), !(1...1_048_576).contains(n) else { return nil }
+    return ValueProblem("expected a whole number of MiB, 1 or more and at most 1048576")
   }
+
+  private static let ignore: @Sendable (ReadDiagnostic) -> Void = { _ in }
 }

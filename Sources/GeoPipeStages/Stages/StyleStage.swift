@@ -35,7 +35,9 @@ final class StyleStage: Stage {
       checked before the run (exit 64). A template whose property a feature lacks renders
       empty; a value from a template that is not valid for its key is not set. Both are
       counted in a warning at the end; with --strict the first such feature is an error
-      (exit 65).
+      (exit 65). A property that a template or rule names and no feature has (a misspelt
+      name) gets a warning of its own, with the closest name the features had; with --strict
+      it is an error too.
       """,
     examples: [
       "geopipe read places.csv | geopipe style --title '{name}' --description 'Population {population:,}'",
@@ -59,7 +61,8 @@ final class StyleStage: Stage {
       OptionSpec(
         "strict", .flag,
         help: "Fail on a feature that lacks a property a template names, or whose template "
-          + "value is not valid for its key (exit 65).")
+          + "value is not valid for its key, or when a property a rule names is on no feature "
+          + "(exit 65).")
     ],
     role: .transform,
     make: { values, context in .stage(try StyleStage(values, context: context)) })
@@ -77,10 +80,11 @@ final class StyleStage: Stage {
   /// Features with a template field whose property was missing, and the first few
   /// `key: property` pairs.
   private var lacking = 0
-  private var lackingExamples: [String] = []
+  private var lackingExamples: [(option: String, property: String)] = []
   /// Features with a template value not valid for its key, and the first problem.
   private var invalid = 0
   private var invalidExample: String?
+  private var usage: PropertyUsage
 
   init(_ values: OptionValues, context: StageContext) throws {
     var settings: [Setting] = []
@@ -95,12 +99,15 @@ final class StyleStage: Stage {
     self.settings = settings
     strict = values.flag("strict")
     report = context.diagnostics
+    usage = PropertyUsage(
+      stage: "style", names: settings.flatMap(\.value.propertyNames), strict: strict)
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
     // Rules and templates read the properties as they came in; `styled` is copied once, on
     // the first key set.
     let properties = feature.properties
+    usage.observe(properties)
     var styled = properties ?? JSONObject()
     var changed = false
     var lacks = false
@@ -128,8 +135,10 @@ final class StyleStage: Stage {
           throw failure("the template of \(key.option) names '\(name)', which the feature lacks")
         }
         lacks = true
-        if lackingExamples.count < 3 && !lackingExamples.contains("\(key.option): \(name)") {
-          lackingExamples.append("\(key.option): \(name)")
+        if lackingExamples.count < 3
+          && !lackingExamples.contains(where: { $0 == (key.option, name) })
+        {
+          lackingExamples.append((key.option, name))
         }
       }
       if !template.isConstant, let problem = key.problem(with: text) {
@@ -151,7 +160,12 @@ final class StyleStage: Stage {
   }
 
   func finish(emit: Emit) throws {
-    if lacking > 0 {
+    try usage.finish(report: report)
+    // Properties on no feature have had their own warning; this one counts the others.
+    let lackingExamples = lackingExamples.filter { !usage.isUnseen($0.property) }.map {
+      "\($0.option): \($0.property)"
+    }
+    if lacking > 0 && !lackingExamples.isEmpty {
       warn(
         "\(Self.features(lacking, "lacks", "lack")) a property named in a template "
           + "(\(lackingExamples.joined(separator: "; ")))")
@@ -174,5 +188,21 @@ final class StyleStage: Stage {
   /// `1 feature lacks` or `12 features lack`.
   private static func features(_ n: Int, _ one: String, _ many: String) -> String {
     n == 1 ? "1 feature \(one)" : "\(n) features \(many)"
+  }
+}
+
+extension StyleValue {
+  /// The properties the value reads: a template's fields, a rule's property and its outputs'
+  /// fields.
+  fileprivate var propertyNames: [String] {
+    switch self {
+    case .constant: []
+    case .template(let template): template.propertyNames
+    case .match(let rule):
+      [rule.property] + rule.cases.flatMap(\.output.propertyNames)
+        + (rule.otherwise?.propertyNames ?? [])
+    case .steps(let rule):
+      [rule.property] + rule.base.propertyNames + rule.stops.flatMap(\.output.propertyNames)
+    }
   }
 }

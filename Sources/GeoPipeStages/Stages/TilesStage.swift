@@ -1,5 +1,6 @@
 import Foundation
 import GeoPipeCore
+import GeoPipeIO
 import GeoPipeTiles
 
 /// `tiles`: features → a vector tileset (MBTiles or PMTiles).
@@ -16,7 +17,8 @@ final class TilesStage: Stage {
       feature reaches only the tiles it touches; a tile inside a polygon gets the whole tile),
       simplified by --simplification tile units, and polygons made valid after rounding;
       points go into their tile and the buffers of the tiles beside them, across the
-      antimeridian too. No feature is dropped: every tile holds all of its features. A
+      antimeridian too. No feature is dropped: every tile holds all of its features (features
+      without geometry, which no tile can hold, are counted in a note). A
       feature's "tippecanoe": {"minzoom", "maxzoom"} member (written by 'cluster --all-zooms')
       limits the zooms it appears at, and its "layer" names its layer; otherwise the value of
       --layer-property (then left out of the properties), else --layer. Properties keep their types;
@@ -60,7 +62,7 @@ final class TilesStage: Stage {
     ],
     role: .sink, buffersAll: true,
     make: { values, context in
-      .stage(try TilesStage(values: values, threads: context.threads))
+      .stage(try TilesStage(values: values, threads: context.threads, context: context))
     })
 
   private let tiler: Tiler
@@ -68,8 +70,12 @@ final class TilesStage: Stage {
   private let name: String
   private let attribution: String
   private let description: String
+  private let report: (@Sendable (ReadDiagnostic) -> Void)?
+  /// Features without geometry, which no tile can hold.
+  private var withoutGeometry = 0
 
-  init(values: OptionValues, threads: Int) throws {
+  init(values: OptionValues, threads: Int, context: StageContext? = nil) throws {
+    report = context?.diagnostics
     let path = values.string("path") ?? ""
     var options = TilerOptions()
     options.minZoom = values.integer("min-zoom") ?? 0
@@ -101,6 +107,15 @@ final class TilesStage: Stage {
     attribution = values.string("attribution") ?? ""
     description = values.string("description") ?? ""
     tiler = Tiler(options: options)
+    if let counters = context?.counters {
+      let maxZoom = options.maxZoom
+      tiler.progress = { at in
+        counters.report(
+          "zoom \(at.zoom) of \(maxZoom): \(at.zoomTilesWritten) of \(at.zoomTiles) tiles "
+            + "(\(at.zoomTilesWritten * 100 / max(at.zoomTiles, 1))%), \(at.summary.tiles) tiles, "
+            + String(format: "%.1f MB", Double(at.summary.bytes) / 1e6) + " written")
+      }
+    }
     do {
       writer = try makeTilesetWriter(path: path)
     } catch {
@@ -109,10 +124,18 @@ final class TilesStage: Stage {
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
+    if feature.geometry == nil { withoutGeometry += 1 }
     tiler.add(feature)
   }
 
   func finish(emit: Emit) throws {
+    if withoutGeometry > 0 {
+      report?(
+        ReadDiagnostic(
+          severity: "note",
+          message: "tiles: left out \(withoutGeometry) feature\(withoutGeometry == 1 ? "" : "s") "
+            + "without geometry"))
+    }
     do {
       _ = try tiler.write(
         to: writer, name: name, attribution: attribution, description: description)
