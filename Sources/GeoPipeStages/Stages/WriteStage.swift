@@ -15,10 +15,12 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
     OptionSpec("precision", .integer, help: "Round coordinates to this many decimal places."),
     OptionSpec(
-      "columns", .list, help: "CSV: the property columns, in order (default: the first feature's)."),
+      "columns", .list,
+      help: "CSV: exactly these property columns, in this order; other properties are left out "
+        + "(default: every feature's properties, in the order first seen)."),
     OptionSpec(
       "ignore-extra-properties", .flag,
-      help: "CSV: drop properties that are not columns instead of failing."),
+      help: "CSV: accepted for older scripts; properties outside --columns are always left out."),
     OptionSpec(
       "geometry-format", .choice(CSVGeometryFormat.allCases.map(\.rawValue)), default: "auto",
       help: "CSV: longitude/latitude columns (xy), a WKT geometry column (wkt), or xy when the "
@@ -84,13 +86,15 @@ final class WriteStage: Stage, CollectionMembersReceiver {
   static func makeWriter(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil)
     throws -> any FeatureWriter
   {
+    // The path is checked (and its folders made) first: a folder given as the output is the
+    // error to report, whatever its name says about the format. A failure below removes them.
+    let file = try OutputFile(path: path)
     var options = WriteOptions()
     options.threads = threads
     options.rewind = !values.flag("no-rewind")
     options.precision = values.integer("precision")
     options.recordSeparator = values.flag("rs")
     options.csv.columns = values.list("columns")
-    options.csv.ignoreExtraProperties = values.flag("ignore-extra-properties")
     options.csv.geometryFormat =
       CSVGeometryFormat(rawValue: values.string("geometry-format") ?? "auto") ?? .auto
     var format: OutputFormat
@@ -118,7 +122,8 @@ final class WriteStage: Stage, CollectionMembersReceiver {
         "GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946), not \(crs): add "
           + "--allow-non-wgs84 to write them anyway, or write CSV or GeoJSONSeq")
     }
-    var sink: ByteSink = try OutputFile(path: path)
+    if path != "-" { options.csv.scratchFolder = OutputPath.parent(of: path) }
+    var sink: ByteSink = file
     if path.lowercased().hasSuffix(".gz") { sink = try GzipSink(sink) }
     switch format {
     case .geojson: return GeoJSONWriter(sink: sink, options: options)
