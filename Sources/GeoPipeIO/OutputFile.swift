@@ -135,6 +135,11 @@ public enum StandardOutput {
   public static func withLock<T>(_ body: () throws -> T) rethrows -> T {
     try lock.withLock { _ in try body() }
   }
+
+  /// Runs `body` if no other thread is writing to standard output; nil otherwise.
+  public static func withLockIfAvailable<T>(_ body: () -> T) -> T? {
+    lock.withLockIfAvailable { _ in body() }
+  }
 }
 
 /// The temporary files and folders being written, so that an interrupted run can remove them.

@@ -70,6 +70,8 @@ final class RenderStage: Stage {
   private let format: StaticMap.ImageFormat
   private let basemap: [Feature]
   private var features: [Feature] = []
+  /// Opened before any feature is read, so a path that cannot be written fails at once.
+  private let output: OutputFile
 
   init(_ values: OptionValues, context: StageContext) throws {
     path = values.string("path") ?? ""
@@ -131,6 +133,7 @@ final class RenderStage: Stage {
       }
     }
     self.basemap = basemap
+    output = try OutputFile(path: path)
   }
 
   /// `WxH` with each side 1 to 8192.
@@ -148,8 +151,9 @@ final class RenderStage: Stage {
 
   func finish(emit: Emit) throws {
     let bytes = try map.render(features, basemap: basemap, format: format)
-    let output = try OutputFile(path: path)
     try bytes.withUnsafeBytes { try output.write($0) }
     try output.commit()
   }
+
+  func abort() { output.abort() }
 }

@@ -65,12 +65,14 @@ final class TilesStage: Stage {
 
   private let tiler: Tiler
   private let writer: any TilesetWriter
+  private let path: String
   private let name: String
   private let attribution: String
   private let description: String
 
   init(values: OptionValues, threads: Int) throws {
     let path = values.string("path") ?? ""
+    self.path = path
     var options = TilerOptions()
     options.minZoom = values.integer("min-zoom") ?? 0
     options.maxZoom = values.integer("max-zoom") ?? 14
@@ -101,8 +103,12 @@ final class TilesStage: Stage {
     attribution = values.string("attribution") ?? ""
     description = values.string("description") ?? ""
     tiler = Tiler(options: options)
+    // Before any feature is read: a path that cannot be written fails now, not after the
+    // tiles are built.
     do {
       writer = try makeTilesetWriter(path: path)
+    } catch let error as GeoPipeError {
+      throw error
     } catch {
       throw GeoPipeError("\(error)", status: .cannotCreate)
     }
@@ -118,7 +124,8 @@ final class TilesStage: Stage {
         to: writer, name: name, attribution: attribution, description: description)
     } catch {
       writer.abort()
-      throw GeoPipeError("\(error)", status: .ioError)
+      throw error as? GeoPipeError
+        ?? GeoPipeError("cannot write '\(path)': \(error)", status: .ioError)
     }
   }
 
