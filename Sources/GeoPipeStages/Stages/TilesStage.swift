@@ -21,8 +21,9 @@ final class TilesStage: Stage {
       limits the zooms it appears at, and its "layer" names its layer; otherwise the value of
       --layer-property (then left out of the properties), else --layer. Properties keep their types;
       null values are left out and arrays and objects become their JSON text, as tippecanoe
-      does; an integer id that is not negative becomes the tile feature's id. The file is
-      written beside PATH and renamed when complete. Holds every feature in memory
+      does; an integer id that is not negative becomes the tile feature's id. PATH is checked
+      (and its missing folders created) before any feature is read; the file is written
+      beside PATH, synced and renamed when complete. Holds every feature in memory
       (projected, with properties as numbers into shared tables), one zoom's pieces of lines
       and polygons, and one zoom's placements.
       """,
