@@ -106,6 +106,11 @@ private enum CrashRecords {
     lengths.initialize(repeating: 0, count: slots)
     previous.initialize(repeating: sigaction(), count: slots)
     _ = SignalRecord.isArmed
+    // A crash signal blocked by the parent (the mask is inherited) would never reach us.
+    var unblocked = sigset_t()
+    sigemptyset(&unblocked)
+    for (number, _) in signals { sigaddset(&unblocked, number) }
+    pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
     for (number, name) in signals where number > 0 && Int(number) < slots {
       let bytes = SignalRecord.record(for: name, crashed: true)
       let copy = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)

@@ -53,8 +53,9 @@ struct OutputContentTests {
       #expect(back.status == 0, "\(back)")
       let rows = back.outLines
       #expect(rows.count == 30_001)
-      #expect(rows.first?.contains(#""k":0,"name":"place 0","late":null"#) == true, "\(rows[0])")
-      #expect(rows.last?.contains(#""k":null,"name":null,"late":"yes""#) == true)
+      // Without --infer-types CSV cells read back as strings.
+      #expect(rows.first?.contains(#""k":"0","name":"place 0","late":"""#) == true, "\(rows[0])")
+      #expect(rows.last?.contains(#""k":"","name":"","late":"yes""#) == true)
     }
   }
 
@@ -138,7 +139,7 @@ struct OutputContentTests {
         let run = try geopipe(
           ["read", "m.geojson"], in: dir, environment: ["GEOPIPE_THREADS": threads])
         #expect(run.status == 0, "\(run)")
-        #expect(run.out.contains(#""coordinates":[2.35221"#), "\(run)")
+        #expect(run.out.contains(#""coordinates":[2.3521999"#), "\(run)")
         #expect(run.err.contains("m.geojson:4:1: note: the legacy \"crs\" member"), "\(run)")
       }
     }

@@ -146,7 +146,7 @@ struct OutputSafetyTests {
     try withTemporaryDirectory { dir in
       try write(Self.grid(3000), to: dir.appendingPathComponent("in.geojsonl"))
       let run = try shell(
-        "trap '' XFSZ; ulimit -f 8; \"$GEOPIPE\" tiles \(path) --max-zoom 6 < in.geojsonl",
+        "trap '' XFSZ; ulimit -f 128; \"$GEOPIPE\" tiles \(path) --max-zoom 9 < in.geojsonl",
         in: dir)
       #expect(run.status == 74, "\(run)")
       #expect(run.err.contains("'\(path)'"), "\(run)")
@@ -216,11 +216,20 @@ struct OutputSafetyTests {
 
   @Test func temporaryFileHasARecognisableName() throws {
     try withTemporaryDirectory { dir in
-      // Stdin stays open until the temporary file has been seen.
+      // Standard input stays open until the temporary file has been seen.
       let script = """
-        ( sleep 1; ls -a > seen; cat in.geojsonl ) | "$GEOPIPE" write out.geojson
+        (
+          cat in.geojsonl
+          for i in $(seq 200); do
+            ls -a | grep -q '^[.]out[.]geojson[.]geopipe-' && break
+            sleep 0.1
+          done
+          ls -a > seen
+        ) | "$GEOPIPE" write out.geojson
         """
-      try write(Self.point, to: dir.appendingPathComponent("in.geojsonl"))
+      // More than input detection reads first (64 KiB), so the output is opened at once.
+      try write(
+        String(repeating: Self.point, count: 2000), to: dir.appendingPathComponent("in.geojsonl"))
       let run = try shell(script, in: dir)
       #expect(run.status == 0, "\(run)")
       let seen = lines(of: text(dir.appendingPathComponent("seen")))

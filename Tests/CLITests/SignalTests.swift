@@ -10,14 +10,24 @@ struct SignalTests {
     #"{"type":"Feature","properties":{"name":"Paris"},"geometry":{"type":"Point","coordinates":[2.35,48.85]}}"#
     + "\n"
 
+  /// Shell lines that wait (up to 20 s) until the process `$pid` has set up its signal
+  /// handling (libdispatch's signalfd), so that a signal sent next meets geopipe's handlers.
+  static let waitForHandlers = """
+    for i in $(seq 200); do
+      ls -l /proc/$pid/fd 2>/dev/null | grep -q signalfd && break
+      sleep 0.1
+    done
+    sleep 0.3
+    """
+
   /// `read` of a stream that stays open, stopped by `signal` once it runs.
   private func stoppedRead(_ signal: String, in dir: URL) throws -> Run {
     try write(Self.point, to: dir.appendingPathComponent("one.geojsonl"))
     // The backtracer is turned off so a crash signal ends the process at once.
     let script = """
-      ( cat one.geojsonl; sleep 2 ) | SWIFT_BACKTRACE=enable=no "$GEOPIPE" read > out &
+      ( cat one.geojsonl; sleep 30 ) | SWIFT_BACKTRACE=enable=no "$GEOPIPE" read > out &
       pid=$!
-      sleep 0.7
+      \(Self.waitForHandlers)
       kill -\(signal) $pid
       wait $pid
       echo "status=$?"
@@ -60,9 +70,9 @@ struct SignalTests {
         "$GEOPIPE" write good.geojson < pipe &
         w=$!
         ( cat one.geojsonl; sleep 2 ) | "$GEOPIPE" read > pipe &
-        r=$!
-        sleep 0.7
-        kill -INT $r
+        pid=$!
+        \(Self.waitForHandlers)
+        kill -INT $pid
         wait $w
         echo "write=$?"
         rm pipe
@@ -78,11 +88,18 @@ struct SignalTests {
   @Test(arguments: ["INT", "TERM", "HUP"])
   func interruptedWriteRemovesItsTemporaryFileAndFolders(_ signal: String) throws {
     try withTemporaryDirectory { dir in
-      try write(Self.point, to: dir.appendingPathComponent("one.geojsonl"))
+      // More than the first read of input detection (64 KiB), so `write` gets to open its
+      // output while its input stays open.
+      try write(
+        String(repeating: Self.point, count: 2000), to: dir.appendingPathComponent("one.geojsonl"))
       let script = """
-        ( cat one.geojsonl; sleep 2 ) | "$GEOPIPE" write new/deeper/x.geojson &
+        ( cat one.geojsonl; sleep 30 ) | "$GEOPIPE" write new/deeper/x.geojson &
         pid=$!
-        sleep 0.7
+        \(Self.waitForHandlers)
+        for i in $(seq 200); do
+          ls -a new/deeper 2>/dev/null | grep -q geopipe- && break
+          sleep 0.1
+        done
         ls -a new/deeper > before
         kill -\(signal) $pid
         wait $pid
