@@ -13,8 +13,9 @@ public enum CSVGeometryFormat: String, CaseIterable, Sendable {
 
 /// CSV output settings.
 public struct CSVWriteOptions: Sendable {
-  /// The property columns, in order; other properties are left out. By default the columns
-  /// are every property of every feature, in the order they are first seen.
+  /// The property columns, in order; other properties are left out.
+  ///
+  /// By default the columns are every property of every feature, in the order first seen.
   public var columns: [String]?
   /// Coordinate columns or WKT.
   public var geometryFormat = CSVGeometryFormat.auto

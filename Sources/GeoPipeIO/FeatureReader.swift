@@ -49,7 +49,9 @@ public enum FeatureReaders {
   }
 
   /// Opens a byte source (see `open(_:options:)`).
-  public static func open(source: ByteSource, name: String, options given: ReadOptions = ReadOptions())
+  public static func open(
+    source: ByteSource, name: String, options given: ReadOptions = ReadOptions()
+  )
     throws -> any FeatureReader
   {
     var options = given

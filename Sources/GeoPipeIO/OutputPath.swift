@@ -37,7 +37,8 @@ public final class OutputPath: @unchecked Sendable {
     folder = Self.parent(of: path)
     name = slash.map { String(path[path.index(after: $0)...]) } ?? path
     guard !name.isEmpty, name != ".", name != ".." else {
-      throw GeoPipeError("cannot create '\(path)': it names a folder, not a file", status: .cannotCreate)
+      throw GeoPipeError(
+        "cannot create '\(path)': it names a folder, not a file", status: .cannotCreate)
     }
     var info = stat()
     if stat(path, &info) == 0 {
@@ -123,7 +124,8 @@ public final class OutputPath: @unchecked Sendable {
 
   /// A failure to create the output (exit 73), with a reason a user can act on.
   public func cannotCreate(_ code: Int32) -> GeoPipeError {
-    GeoPipeError("cannot create '\(path)': \(Self.reason(code, folder: folder))", status: .cannotCreate)
+    GeoPipeError(
+      "cannot create '\(path)': \(Self.reason(code, folder: folder))", status: .cannotCreate)
   }
 
   /// A failure while writing the output (exit 74).

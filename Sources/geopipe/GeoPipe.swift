@@ -63,12 +63,16 @@ enum GeoPipe {
     return Command(name: first, words: Array(words.dropFirst())).run()
   }
 
+  /// Handles the signals that can end a run.
+  ///
   /// On SIGINT, SIGTERM or SIGHUP: end a stream of features on standard output with an error
   /// record, remove partial output files, and exit with 128 + the signal's number. On a crash
   /// (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE, SIGTRAP): write the error record with write(2)
   /// alone, then let the signal take its course.
   static func installInterruptHandlers() {
-    let interrupts: [(Int32, String)] = [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")]
+    let interrupts: [(Int32, String)] = [
+      (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP"),
+    ]
     for (signalNumber, name) in interrupts {
       signal(signalNumber, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())

@@ -54,7 +54,8 @@ struct OutputSafetyTests {
     try withTemporaryDirectory { dir in
       let run = try geopipe(arguments, stdin: Data(Self.point.utf8), in: dir)
       #expect(run.status == 0, "\(run)")
-      #expect(try contents(of: dir.appendingPathComponent("t")) == [String(arguments[1].dropFirst(2))])
+      #expect(
+        try contents(of: dir.appendingPathComponent("t")) == [String(arguments[1].dropFirst(2))])
     }
   }
 
@@ -207,7 +208,9 @@ struct OutputSafetyTests {
       let stale = ".x.geojson.geopipe-\(dead)-abc123"
       let live = ".x.geojson.geopipe-\(getpid())-def456"
       let other = ".y.geojson.geopipe-\(dead)-ghi789"
-      for name in [stale, live, other] { try write("partial", to: dir.appendingPathComponent(name)) }
+      for name in [stale, live, other] {
+        try write("partial", to: dir.appendingPathComponent(name))
+      }
       let run = try geopipe(["write", "x.geojson"], stdin: Data(Self.point.utf8), in: dir)
       #expect(run.status == 0, "\(run)")
       #expect(try contents(of: dir) == [live, other, "x.geojson"].sorted())
