@@ -16,8 +16,11 @@ import Darwin
 /// removed by the next run writing the same output. `commit(temporary:fd:)` makes the result
 /// durable (the file and its folder are synced) and keeps the mode of a file it replaces.
 public final class OutputPath: @unchecked Sendable {
-  /// The destination.
+  /// The destination, as given (named in messages).
   public let path: String
+  /// The file replaced: `path`, or the file it links to when it is a symbolic link to an
+  /// existing file (so the link stays a link).
+  private let target: String
   /// The folder the destination is in.
   public let folder: String
   /// The destination's file name.
@@ -33,9 +36,11 @@ public final class OutputPath: @unchecked Sendable {
   /// Checks `path` and creates its missing parent folders.
   public init(_ path: String) throws {
     self.path = path
-    let slash = path.lastIndex(of: "/")
-    folder = Self.parent(of: path)
-    name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    let target = Self.resolvingLink(path)
+    self.target = target
+    let slash = target.lastIndex(of: "/")
+    folder = Self.parent(of: target)
+    name = slash.map { String(target[target.index(after: $0)...]) } ?? target
     guard !name.isEmpty, name != ".", name != ".." else {
       throw GeoPipeError(
         "cannot create '\(path)': it names a folder, not a file", status: .cannotCreate)
@@ -97,7 +102,7 @@ public final class OutputPath: @unchecked Sendable {
       unlink(temporary)
       throw cannotWrite(synced != 0 ? synced : closed)
     }
-    guard rename(temporary, path) == 0 else {
+    guard rename(temporary, target) == 0 else {
       let code = errno
       unlink(temporary)
       throw cannotCreate(code)
@@ -171,6 +176,16 @@ public final class OutputPath: @unchecked Sendable {
       createdFolders.append(created)
       TemporaryFiles.registerFolder(created)
     }
+  }
+
+  /// The file a symbolic link leads to, when it exists; else `path` itself.
+  private static func resolvingLink(_ path: String) -> String {
+    var info = stat()
+    guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFLNK,
+      let resolved = realpath(path, nil)
+    else { return path }
+    defer { free(resolved) }
+    return String(cString: resolved)
   }
 
   /// The folder holding `path` (`.` for a bare name).

@@ -200,6 +200,24 @@ struct OutputSafetyTests {
     }
   }
 
+  @Test func symbolicLinkStaysALink() throws {
+    try withTemporaryDirectory { dir in
+      try FileManager.default.createDirectory(
+        at: dir.appendingPathComponent("data"), withIntermediateDirectories: true)
+      try write("old", to: dir.appendingPathComponent("data/real.geojson"))
+      try FileManager.default.createSymbolicLink(
+        atPath: dir.appendingPathComponent("link.geojson").path,
+        withDestinationPath: "data/real.geojson")
+      let run = try geopipe(["write", "link.geojson"], stdin: Data(Self.point.utf8), in: dir)
+      #expect(run.status == 0, "\(run)")
+      let destination = try FileManager.default.destinationOfSymbolicLink(
+        atPath: dir.appendingPathComponent("link.geojson").path)
+      #expect(destination == "data/real.geojson")
+      #expect(text(dir.appendingPathComponent("data/real.geojson")).contains("Paris"))
+      #expect(try contents(of: dir.appendingPathComponent("data")) == ["real.geojson"])
+    }
+  }
+
   @Test func temporaryFilesOfDeadRunsAreRemoved() throws {
     try withTemporaryDirectory { dir in
       // A process id that is not running, and this test's own, which is.
