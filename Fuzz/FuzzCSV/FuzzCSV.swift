@@ -14,7 +14,6 @@ public func fuzzCSV(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   do {
     let reader = try FeatureReaders.open(source: MemoryByteSource(bytes), name: "fuzz", options: options)
     var write = WriteOptions()
-    write.csv.ignoreExtraProperties = true
     write.csv.geometryFormat = .wkt
     let writer = CSVWriter(sink: MemorySink(), options: write)
     while let feature = try reader.next() { try writer.write(feature) }

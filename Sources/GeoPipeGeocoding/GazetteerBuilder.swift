@@ -43,42 +43,39 @@ public enum GazetteerBuilder {
     _ sources: GazetteerSources, to path: String, typoIndex: Bool = true,
     progress: @escaping (String) -> Void = { _ in }
   ) throws -> [String: String] {
-    let url = URL(fileURLWithPath: path)
-    let folder = url.deletingLastPathComponent().path
-    var isDirectory: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory),
-      isDirectory.boolValue
-    else {
-      throw GeoPipeError("cannot create \(path): no folder \(folder)", status: .cannotCreate)
-    }
-    guard access(folder, W_OK) == 0 else {
-      throw GeoPipeError(
-        "cannot create \(path): the folder \(folder) is not writable", status: .cannotCreate)
-    }
-    let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-    TemporaryFiles.register(temporary)
-    defer { TemporaryFiles.unregister(temporary) }
-    try? FileManager.default.removeItem(atPath: temporary)
+    // The path is checked and its folders made before the dumps are read.
+    let destination = try OutputPath(path)
+    let (temporary, fd) = try destination.makeTemporaryFile()
+    close(fd)
     do {
-      var counts: [String: String] = [:]
-      do {
-        let database = try SQLiteDatabase(path: temporary, create: true)
-        var builder = try Builder(database: database, progress: progress)
-        try builder.run(sources, typoIndex: typoIndex)
-        counts = builder.meta
-      }
-      guard rename(temporary, path) == 0 else {
-        throw GeoPipeError(
-          "cannot create \(path): \(String(cString: strerror(errno)))", status: .cannotCreate)
-      }
+      let counts = try fill(temporary, for: path, from: sources, typoIndex: typoIndex, progress)
+      try destination.commit(temporary: temporary, fd: -1)
       return counts
     } catch {
-      try? FileManager.default.removeItem(atPath: temporary)
+      destination.discard(temporary: temporary)
       if let failure = error as? SQLiteError {
-        throw GeoPipeError("cannot build \(path): \(failure.message)", status: .cannotCreate)
+        // The file was created: what fails now is writing it (a full disk, an I/O error).
+        throw GeoPipeError("cannot write '\(path)': \(failure.message)", status: .ioError)
       }
       throw error
     }
+  }
+
+  /// Builds the database in `temporary`; the connection is closed on return, so the file is
+  /// complete before it is synced and renamed.
+  private static func fill(
+    _ temporary: String, for path: String, from sources: GazetteerSources, typoIndex: Bool,
+    _ progress: @escaping (String) -> Void
+  ) throws -> [String: String] {
+    let database: SQLiteDatabase
+    do {
+      database = try SQLiteDatabase(path: temporary, create: true)
+    } catch {
+      throw GeoPipeError("cannot create '\(path)': \(error)", status: .cannotCreate)
+    }
+    var builder = try Builder(database: database, progress: progress)
+    try builder.run(sources, typoIndex: typoIndex)
+    return builder.meta
   }
 }
 

@@ -13,11 +13,16 @@ public protocol FeatureReader: FeatureSource, AnyObject {
   var collectionMembers: JSONObject { get }
   /// Where the feature that `next()` returned last begins, when the reader knows.
   var lastFeatureLocation: SourceLocation? { get }
+  /// The CRS the input says its coordinates are in, when not WGS84 (a GeoJSON `crs` member):
+  /// they are then as written, and the caller reprojects them.
+  var declaredCRS: String? { get }
 }
 
 extension FeatureReader {
   /// Readers that do not track feature positions say nothing.
   public var lastFeatureLocation: SourceLocation? { nil }
+  /// Readers of WGS84 input declare nothing.
+  public var declaredCRS: String? { nil }
 }
 
 extension CSVReader {
@@ -44,9 +49,12 @@ public enum FeatureReaders {
   }
 
   /// Opens a byte source (see `open(_:options:)`).
-  public static func open(source: ByteSource, name: String, options: ReadOptions = ReadOptions())
+  public static func open(
+    source: ByteSource, name: String, options given: ReadOptions = ReadOptions()
+  )
     throws -> any FeatureReader
   {
+    var options = given
     let peekable = PeekableByteSource(source)
     var head = try peekable.peek(2)
     var input: ByteSource = peekable
@@ -62,6 +70,13 @@ public enum FeatureReaders {
     let firstByte = head.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) ?? 0
     let format =
       try options.format ?? detect(head, name: name, location: buffer.location(of: firstByte))
+    if format == .geojson, options.checkRanges,
+      let crs = GeoJSONCRS.declared(in: buffer.bytes, count: buffer.end)
+    {
+      // Projected coordinates: the reader takes them as they are, the caller reprojects them.
+      options.declaredCRS = crs
+      options.checkRanges = false
+    }
     switch format {
     case .geojson, .geojsonseq:
       // Skipping bad features needs the single-threaded reader's recovery.

@@ -47,6 +47,9 @@ public struct WriteOptions: Sendable {
   public var recordSeparator = false
   /// CSV settings.
   public var csv = CSVWriteOptions()
+  /// The URN of the coordinates' CRS when it is not WGS84: a GeoJSON FeatureCollection then
+  /// carries it as a legacy `crs` member (see `GeoJSONCRS`).
+  public var crsURN: String?
   /// Threads that encode GeoJSON; above 1, batches of features are encoded in parallel and
   /// written in order.
   public var threads = 1
@@ -198,7 +201,9 @@ public final class GeoJSONWriter: BufferedFeatureWriter, FeatureWriter {
       encoder.encode(feature, into: &text)
     }
     super.init(sink: sink)
-    text.raw("{\"type\":\"FeatureCollection\",\"features\":[")
+    text.raw("{\"type\":\"FeatureCollection\"")
+    if let urn = options.crsURN { GeoJSONCRS.writeMember(urn, into: &text) }
+    text.raw(",\"features\":[")
   }
 
   /// Writes one feature.
@@ -221,7 +226,8 @@ public final class GeoJSONWriter: BufferedFeatureWriter, FeatureWriter {
   public func finish() throws {
     try encoding.flush { try appendFeatures($0) }
     text.raw(started ? "\n]" : "]")
-    for member in collectionMembers.members where member.key != "type" && member.key != "features" {
+    for member in collectionMembers.members
+    where member.key != "type" && member.key != "features" && member.key != "crs" {
       text.bytes.append(0x2C)
       text.writeString(member.key)
       text.bytes.append(0x3A)

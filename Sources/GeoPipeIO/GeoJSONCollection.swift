@@ -74,3 +74,82 @@ extension JSONScanner {
     }
   }
 }
+
+/// The legacy `crs` member of GeoJSON 2008, in the named-CRS form GDAL writes and reads:
+/// `"crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::5070"}}`.
+///
+/// RFC 7946 removed it (coordinates are WGS84 longitude/latitude), but a file of projected
+/// coordinates must say what they are: `write --crs X --allow-non-wgs84` writes it, and
+/// reading a file whose member names another CRS reprojects it to WGS84.
+public enum GeoJSONCRS {
+  /// The URN for a CRS given as `AUTHORITY:CODE` (`EPSG:5070` → `urn:ogc:def:crs:EPSG::5070`)
+  /// or already as a URN; nil for other spellings (PROJ strings, WKT), which the member cannot
+  /// carry.
+  public static func urn(for crs: String) -> String? {
+    if crs.lowercased().hasPrefix("urn:ogc:def:crs:") { return crs }
+    let parts = crs.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty,
+      parts[0].allSatisfy({ $0.isLetter }),
+      parts[1].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" })
+    else { return nil }
+    return "urn:ogc:def:crs:\(parts[0].uppercased())::\(parts[1])"
+  }
+
+  /// `AUTHORITY:CODE` for a URN (`urn:ogc:def:crs:EPSG::5070` and
+  /// `urn:ogc:def:crs:EPSG:8.9:5070` → `EPSG:5070`); other names as they are.
+  public static func shortName(_ name: String) -> String {
+    guard name.lowercased().hasPrefix("urn:ogc:def:crs:") else { return name }
+    let parts = name.split(separator: ":", omittingEmptySubsequences: false)
+    guard parts.count >= 6 else { return name }
+    return "\(parts[4]):\(parts[parts.count - 1])"
+  }
+
+  /// Whether a name means WGS84 longitude/latitude (EPSG:4326, OGC:CRS84 and their URNs).
+  public static func isWGS84(_ name: String) -> Bool {
+    ["epsg:4326", "epsg:4979", "ogc:crs84", "ogc:crs84h", "crs84", "wgs84"].contains(
+      shortName(name).lowercased())
+  }
+
+  /// The note a reader gives at a `crs` member.
+  static func note(declared: String?) -> String {
+    guard let declared else {
+      return "dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)"
+    }
+    return "the legacy \"crs\" member says the coordinates are in \(declared): reprojecting "
+      + "them to WGS84 longitude/latitude"
+  }
+
+  /// Writes `,"crs":{…}` naming `urn`.
+  static func writeMember(_ urn: String, into text: inout JSONTextWriter) {
+    text.raw(",\"crs\":{\"type\":\"name\",\"properties\":{\"name\":")
+    text.writeString(urn)
+    text.raw("}}")
+  }
+
+  /// The CRS a FeatureCollection's `crs` member names before its `features`, found in the
+  /// first bytes of an input (`AUTHORITY:CODE` for a URN); nil when there is none, when it
+  /// names WGS84, or when the bytes are not such a collection.
+  static func declared(in bytes: UnsafePointer<UInt8>, count: Int) -> String? {
+    var s = JSONScanner(base: bytes, end: count, isFinal: true, at: 0)
+    do {
+      s.skipWhitespace()
+      try s.expect(0x7B, "'{'")
+      while try s.peek() == 0x22 {
+        let key = try s.parseString()
+        try s.expect(0x3A, "':'")
+        if key == "features" { return nil }
+        if key == "crs" {
+          let value = try s.parseValue(depth: 1)
+          guard case .object(let crs) = value, case .object(let properties)? = crs["properties"],
+            let name = properties["name"]?.stringValue
+          else { return nil }
+          return isWGS84(name) ? nil : shortName(name)
+        }
+        try s.skipValue(depth: 1)
+        guard try s.peek() == 0x2C else { return nil }
+        s.i += 1
+      }
+    } catch {}
+    return nil
+  }
+}

@@ -15,6 +15,8 @@ public final class GeoJSONReader: FeatureSource {
   public private(set) var collectionMembers = JSONObject()
   /// Bytes consumed from the input so far (decompressed).
   public var bytesRead: Int { buffer.bytesRead }
+  /// The CRS the input's `crs` member names, when not WGS84.
+  public var declaredCRS: String? { options.declaredCRS }
   /// Where the feature that `next()` returned last begins; ask before calling `next()` again.
   public var lastFeatureLocation: SourceLocation? {
     featureStart.map { buffer.location(of: $0) }
@@ -288,7 +290,7 @@ public final class GeoJSONReader: FeatureSource {
   }
 
   private var droppedCRSNote: String {
-    "dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)"
+    GeoJSONCRS.note(declared: options.declaredCRS)
   }
 
   private func note(_ message: String, at index: Int) {

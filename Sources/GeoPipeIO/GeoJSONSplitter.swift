@@ -390,7 +390,7 @@ final class GeoJSONSplitter {
     options.diagnostics(
       ReadDiagnostic(
         severity: "note",
-        message: "dropped the legacy \"crs\" member: GeoJSON coordinates are WGS84 (RFC 7946 §4)",
+        message: GeoJSONCRS.note(declared: options.declaredCRS),
         location: buffer.location(of: index)))
   }
 }

@@ -6,7 +6,7 @@ import GeoPipeCore
 /// `aabbggrr`): `marker-color` and `marker-size` an `IconStyle`, `stroke`, `stroke-opacity` and
 /// `stroke-width` a `LineStyle`, `fill` and `fill-opacity` a `PolyStyle`. `title` is the
 /// placemark's `name` and `description` its `description`, which the balloon shows; other
-/// properties go to `ExtendedData`. Multi-part geometries and collections are `MultiGeometry`.
+/// properties go to `ExtendedData`, except null values, which KML cannot say. Multi-part geometries and collections are `MultiGeometry`.
 public final class KMLWriter: BufferedFeatureWriter, FeatureWriter {
   private let precision: Int?
 
@@ -35,7 +35,8 @@ public final class KMLWriter: BufferedFeatureWriter, FeatureWriter {
       element("description", Self.plain(description))
     }
     writeStyle(properties)
-    let extended = properties.filter { !Self.styleKeys.contains($0.key) }
+    // A null value has no text in KML: it is left out rather than written as "null".
+    let extended = properties.filter { !Self.styleKeys.contains($0.key) && !$0.value.isNull }
     if !extended.isEmpty {
       text.raw("<ExtendedData>\n")
       for member in extended {

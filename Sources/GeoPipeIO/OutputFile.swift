@@ -25,37 +25,39 @@ public protocol ByteSink: AnyObject {
 /// A file written atomically: bytes go to a temporary file in the same folder, renamed over the
 /// destination by `commit()`.
 ///
-/// A failed or interrupted run leaves no partial file. The path `-` is standard output.
+/// A failed or interrupted run leaves no partial file, and no folder it created for the file.
+/// The path `-` is standard output; an existing device, FIFO or socket (`/dev/stdout`,
+/// `/dev/full`) is written in place.
 public final class OutputFile: ByteSink {
   /// The destination path (`-` for standard output).
   public let path: String
   private var fd: Int32
+  private let destination: OutputPath?
   private var temporaryPath: String?
   private var finished = false
 
-  /// Creates the temporary file (or takes standard output for `-`).
+  /// Checks the destination, creates its missing folders and the temporary file (or takes
+  /// standard output for `-`).
   public init(path: String) throws {
     self.path = path
     if path == "-" {
       fd = 1
+      destination = nil
       return
     }
-    let slash = path.lastIndex(of: "/")
-    let folder = slash.map { String(path[..<$0]) } ?? "."
-    let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    var template = Array("\(folder.isEmpty ? "/" : folder)/.\(name).geopipe-XXXXXX".utf8CString)
-    let opened = template.withUnsafeMutableBufferPointer { buffer in
-      buffer.baseAddress.map { mkstemp($0) } ?? -1
+    let destination = try OutputPath(path)
+    self.destination = destination
+    if destination.isSpecialFile {
+      fd = open(path, O_WRONLY | O_CLOEXEC)
+      guard fd >= 0 else { throw destination.cannotCreate(errno) }
+      return
     }
-    guard opened >= 0 else {
-      let reason = String(cString: strerror(errno))
-      throw GeoPipeError("cannot create '\(path)': \(reason)", status: .cannotCreate)
+    do {
+      (temporaryPath, fd) = try destination.makeTemporaryFile()
+    } catch {
+      destination.discard(temporary: nil)
+      throw error
     }
-    fd = opened
-    let temporary = String(
-      decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    temporaryPath = temporary
-    TemporaryFiles.register(temporary)
   }
 
   deinit {
@@ -65,69 +67,106 @@ public final class OutputFile: ByteSink {
   /// Writes all bytes, retrying short writes and EINTR.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
     guard let base = bytes.baseAddress else { return }
+    if fd == 1 {
+      try StandardOutput.withLock { try write(base, count: bytes.count) }
+    } else {
+      try write(base, count: bytes.count)
+    }
+  }
+
+  private func write(_ base: UnsafeRawPointer, count: Int) throws {
     var offset = 0
-    while offset < bytes.count {
-      let n = Glibc.write(fd, base + offset, bytes.count - offset)
+    while offset < count {
+      let n = Glibc.write(fd, base + offset, count - offset)
       if n >= 0 {
         offset += n
         continue
       }
       if errno == EINTR { continue }
       if errno == EPIPE { throw BrokenPipe() }
-      let reason = String(cString: strerror(errno))
-      throw GeoPipeError("cannot write '\(path)': \(reason)", status: .ioError)
+      let code = errno
+      if let destination { throw destination.cannotWrite(code) }
+      throw GeoPipeError(
+        "cannot write '\(path)': \(OutputPath.reason(code, folder: "."))", status: .ioError)
     }
   }
 
-  /// Closes the file and renames it into place, with the permissions a new file would get.
+  /// Syncs the file, gives it the mode of the file it replaces (a new file's otherwise) and
+  /// renames it into place; syncs the folder.
   public func commit() throws {
     guard !finished else { return }
     finished = true
-    guard let temporaryPath else { return }
-    let mask = umask(0)
-    umask(mask)
-    fchmod(fd, 0o666 & ~mask)
-    let closed = close(fd)
-    fd = -1
-    defer { TemporaryFiles.unregister(temporaryPath) }
-    guard closed == 0 else {
-      let reason = String(cString: strerror(errno))
-      unlink(temporaryPath)
-      throw GeoPipeError("cannot write '\(path)': \(reason)", status: .ioError)
+    guard let destination else { return }
+    guard let temporaryPath else {
+      // A device or FIFO written in place.
+      let closed = close(fd) == 0 ? 0 : errno
+      fd = -1
+      if closed != 0 { throw destination.cannotWrite(closed) }
+      return
     }
-    guard rename(temporaryPath, path) == 0 else {
-      let reason = String(cString: strerror(errno))
-      unlink(temporaryPath)
-      throw GeoPipeError("cannot create '\(path)': \(reason)", status: .cannotCreate)
+    let descriptor = fd
+    fd = -1
+    self.temporaryPath = nil
+    do {
+      try destination.commit(temporary: temporaryPath, fd: descriptor)
+    } catch {
+      destination.discard(temporary: nil)
+      throw error
     }
   }
 
-  /// Removes the temporary file.
+  /// Removes the temporary file, and the folders created for it when they are empty.
   public func abort() {
     finished = true
-    guard let temporaryPath else { return }
+    guard let destination else { return }
     if fd >= 0 { close(fd) }
     fd = -1
-    unlink(temporaryPath)
-    TemporaryFiles.unregister(temporaryPath)
-    self.temporaryPath = nil
+    destination.discard(temporary: temporaryPath)
+    temporaryPath = nil
   }
 }
 
-/// The temporary files being written, so that an interrupted run can remove them.
+/// Standard output, shared by every writer of the process, so that an interrupt can end it
+/// with an error record between two writes rather than inside one.
+public enum StandardOutput {
+  private static let lock = Mutex<Void>(())
+
+  /// Runs `body` while no other thread writes to standard output.
+  public static func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    try lock.withLock { _ in try body() }
+  }
+
+  /// Runs `body` if no other thread is writing to standard output; nil otherwise.
+  public static func withLockIfAvailable<T>(_ body: () -> T) -> T? {
+    lock.withLockIfAvailable { _ in body() }
+  }
+}
+
+/// The temporary files and folders being written, so that an interrupted run can remove them.
 public enum TemporaryFiles {
-  private static let paths = Mutex<Set<String>>([])
+  private static let paths = Mutex<(files: Set<String>, folders: Set<String>)>(([], []))
 
   /// Adds a temporary file to remove on an interrupt.
-  public static func register(_ path: String) { paths.withLock { _ = $0.insert(path) } }
+  public static func register(_ path: String) { paths.withLock { _ = $0.files.insert(path) } }
   /// Forgets a temporary file (renamed into place or removed).
-  public static func unregister(_ path: String) { paths.withLock { _ = $0.remove(path) } }
+  public static func unregister(_ path: String) { paths.withLock { _ = $0.files.remove(path) } }
+  /// Adds a folder created for an output, removed on an interrupt when empty.
+  public static func registerFolder(_ path: String) {
+    paths.withLock { _ = $0.folders.insert(path) }
+  }
+  /// Forgets a created folder (its output was committed, or it was removed).
+  public static func unregisterFolder(_ path: String) {
+    paths.withLock { _ = $0.folders.remove(path) }
+  }
 
-  /// Removes every temporary file still registered (called on SIGINT/SIGTERM).
+  /// Removes every temporary file still registered, then the created folders left empty
+  /// (called on SIGINT, SIGTERM and SIGHUP).
   public static func removeAll() {
     paths.withLock { set in
-      for path in set { unlink(path) }
-      set.removeAll()
+      for path in set.files { unlink(path) }
+      // Deepest first, so a folder is empty when its parent's turn comes.
+      for path in set.folders.sorted(by: { $0.utf8.count > $1.utf8.count }) { rmdir(path) }
+      set = ([], [])
     }
   }
 }

@@ -18,6 +18,8 @@ public final class ParallelGeoJSONReader: FeatureReader {
   public private(set) var skippedCount = 0
   /// Bytes consumed from the input so far.
   public var bytesRead: Int { progress.value.load(ordering: .relaxed) }
+  /// The CRS the input's `crs` member names, when not WGS84.
+  public var declaredCRS: String? { options.declaredCRS }
 
   private let pool: OrderedTaskPool<GeoJSONSplitter.Piece, Result>
   private let options: ReadOptions

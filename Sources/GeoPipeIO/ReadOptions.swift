@@ -64,6 +64,9 @@ public struct ReadOptions: Sendable {
   public var threads = 1
   /// Input bytes per batch when parsing on several threads.
   public var batchBytes = 1 << 20
+  /// The CRS that a GeoJSON input's legacy `crs` member names, when not WGS84: set when the
+  /// input is opened, which then turns `checkRanges` off (see `GeoJSONCRS`).
+  public var declaredCRS: String?
   /// Receives notes and warnings (a dropped `crs` member, a skipped feature).
   public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
 

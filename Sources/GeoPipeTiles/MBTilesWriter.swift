@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeCore
 import GeoPipeIO
 import GeoPipeMercator
 import GeoPipeSQLite
@@ -10,17 +11,18 @@ import GeoPipeSQLite
 /// and mbutil use: a `map` table of tile positions and image ids, an `images` table of tile
 /// data, and a `tiles` view that joins them, which is what readers query.
 final class MBTilesWriter: TilesetWriter {
-  private let path: String
-  private let temporary: String
+  private let destination: OutputPath
+  private var temporary: String?
   private var database: SQLiteDatabase?
   private var seen = TileDeduplicator<Int64>()
   private var images: Int64 = 0
 
+  /// Checks `path` and starts the database beside it; errors are `GeoPipeError`s (exit 73).
   init(path: String) throws {
-    self.path = path
-    temporary = path + ".partial-\(getpid())"
-    try? FileManager.default.removeItem(atPath: temporary)
-    TemporaryFiles.register(temporary)
+    destination = try OutputPath(path)
+    let (temporary, fd) = try destination.makeTemporaryFile()
+    close(fd)
+    self.temporary = temporary
     do {
       let database = try SQLiteDatabase(path: temporary, create: true)
       try database.execute(
@@ -39,9 +41,8 @@ final class MBTilesWriter: TilesetWriter {
         """)
       self.database = database
     } catch {
-      TemporaryFiles.unregister(temporary)
-      try? FileManager.default.removeItem(atPath: temporary)
-      throw TilesError("cannot create '\(path)': \(error)")
+      abort()
+      throw GeoPipeError("cannot create '\(path)': \(error)", status: .cannotCreate)
     }
   }
 
@@ -95,18 +96,21 @@ final class MBTilesWriter: TilesetWriter {
       CREATE UNIQUE INDEX name ON metadata (name);
       COMMIT;
       """)
+    // Closing the connection writes everything out; the file is then synced and renamed.
     self.database = nil
-    guard rename(temporary, path) == 0 else {
-      abort()
-      throw TilesError(
-        "cannot move the finished tileset to '\(path)': \(String(cString: strerror(errno)))")
+    guard let temporary else { return }
+    self.temporary = nil
+    do {
+      try destination.commit(temporary: temporary, fd: -1)
+    } catch {
+      destination.discard(temporary: nil)
+      throw error
     }
-    TemporaryFiles.unregister(temporary)
   }
 
   func abort() {
     database = nil
-    try? FileManager.default.removeItem(atPath: temporary)
-    TemporaryFiles.unregister(temporary)
+    destination.discard(temporary: temporary)
+    temporary = nil
   }
 }

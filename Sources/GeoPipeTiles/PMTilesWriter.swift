@@ -1,4 +1,3 @@
-import Foundation
 import GeoPipeIO
 import GeoPipeMercator
 
@@ -7,8 +6,8 @@ import GeoPipeMercator
 /// the tile data in tile-id order with identical small tiles stored once (see
 /// `TileDeduplicator`).
 ///
-/// Tile data goes to a scratch file while tiles arrive; `finish` writes the archive beside
-/// its path and renames it into place.
+/// Tile data goes to a scratch file while tiles arrive; `finish` writes the archive to a
+/// temporary file beside its path (an `OutputFile`) and renames it into place.
 final class PMTilesWriter: TilesetWriter {
   struct Entry {
     var tileID: UInt64
@@ -17,10 +16,8 @@ final class PMTilesWriter: TilesetWriter {
     var runLength: UInt32
   }
 
-  private let path: String
-  private let temporary: String
-  private let scratch: String
-  private var data: FileHandle?
+  private let output: OutputFile
+  private var data: ScratchFile?
   private var entries: [Entry] = []
   private var offset: UInt64 = 0
   private var addressed: UInt64 = 0
@@ -31,21 +28,16 @@ final class PMTilesWriter: TilesetWriter {
   private var minZoom = Int.max
   private var maxZoom = 0
 
+  /// Checks `path` and opens the archive and the scratch file beside it; errors are
+  /// `GeoPipeError`s (exit 73).
   init(path: String) throws {
-    self.path = path
-    temporary = path + ".partial-\(getpid())"
-    scratch = path + ".tiledata-\(getpid())"
-    for file in [temporary, scratch] {
-      try? FileManager.default.removeItem(atPath: file)
-      TemporaryFiles.register(file)
+    output = try OutputFile(path: path)
+    do {
+      data = try ScratchFile(in: OutputPath.parent(of: path), for: path)
+    } catch {
+      output.abort()
+      throw error
     }
-    guard FileManager.default.createFile(atPath: scratch, contents: nil),
-      let handle = FileHandle(forWritingAtPath: scratch)
-    else {
-      abort()
-      throw TilesError("cannot create '\(path)': \(String(cString: strerror(errno)))")
-    }
-    data = handle
   }
 
   func writeTile(_ tile: TileID, data bytes: [UInt8]) throws {
@@ -78,14 +70,12 @@ final class PMTilesWriter: TilesetWriter {
 
   private func flush() throws {
     guard let data, !buffer.isEmpty else { return }
-    try data.write(contentsOf: buffer)
+    try buffer.withUnsafeBytes { try data.write($0) }
     buffer.removeAll(keepingCapacity: true)
   }
 
   func finish(metadata: TilesetMetadata) throws {
     try flush()
-    try data?.close()
-    data = nil
     seen = TileDeduplicator()
     let compressor = try GzipCompressor()
     let (root, leaves) = try Self.directories(entries, compressor: compressor)
@@ -133,41 +123,20 @@ final class PMTilesWriter: TilesetWriter {
       Self.append(
         UInt64(bitPattern: Int64(Int32((degrees * 1e7).rounded()))), bytes: 4, to: &header)
     }
-    guard FileManager.default.createFile(atPath: temporary, contents: nil),
-      let out = FileHandle(forWritingAtPath: temporary),
-      let input = FileHandle(forReadingAtPath: scratch)
-    else {
-      abort()
-      throw TilesError("cannot create '\(path)': \(String(cString: strerror(errno)))")
-    }
     do {
-      try out.write(contentsOf: header + root + meta + leaves)
-      while let chunk = try input.read(upToCount: 1 << 22), !chunk.isEmpty {
-        try out.write(contentsOf: chunk)
-      }
-      try out.close()
-      try input.close()
+      try (header + root + meta + leaves).withUnsafeBytes { try output.write($0) }
+      try data?.readAll { try output.write($0) }
+      data = nil
+      try output.commit()
     } catch {
       abort()
-      throw TilesError("cannot write '\(path)': \(error)")
+      throw error
     }
-    try? FileManager.default.removeItem(atPath: scratch)
-    TemporaryFiles.unregister(scratch)
-    guard rename(temporary, path) == 0 else {
-      abort()
-      throw TilesError(
-        "cannot move the finished tileset to '\(path)': \(String(cString: strerror(errno)))")
-    }
-    TemporaryFiles.unregister(temporary)
   }
 
   func abort() {
-    try? data?.close()
     data = nil
-    for file in [temporary, scratch] {
-      try? FileManager.default.removeItem(atPath: file)
-      TemporaryFiles.unregister(file)
-    }
+    output.abort()
   }
 
   // MARK: Directories

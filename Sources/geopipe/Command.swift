@@ -116,6 +116,10 @@ struct Command {
       } else {
         values.string("output") == "-"
       }
+    // A signal ends such output with an error record too, as a failure does (`endOutput`).
+    if !Terminal.stdoutIsTerminal && (streamsFeatures || Terminal.stdoutIsPipe) {
+      SignalRecord.arm()
+    }
     let context = Self.context(quiet: quiet)
     let counters = context.counters
     let progressMode = ProgressLine.mode(requested: values.flag("progress"), quiet: quiet)

@@ -64,11 +64,24 @@ import Testing
         """)
   }
 
-  @Test func csvRejectsANewPropertyUnlessAsked() throws {
+  @Test func csvColumnsAreTheUnionOfAllProperties() throws {
     let sink = MemorySink()
     let writer = CSVWriter(sink: sink)
     try writer.write(Feature(properties: ["a": .integer(1)]))
-    #expect(throws: GeoPipeError.self) { try writer.write(Feature(properties: ["b": .integer(2)])) }
+    try writer.write(Feature(properties: ["b": .integer(2), "a": .integer(3)]))
+    try writer.finish()
+    #expect(String(decoding: sink.bytes, as: UTF8.self) == "longitude,latitude,a,b\n,,1,\n,,3,2\n")
+  }
+
+  @Test func csvColumnsGivenLeaveOtherPropertiesOut() throws {
+    let sink = MemorySink()
+    var options = WriteOptions()
+    options.csv.columns = ["b"]
+    let writer = CSVWriter(sink: sink, options: options)
+    try writer.write(Feature(properties: ["a": .integer(1)]))
+    try writer.write(Feature(properties: ["b": .integer(2), "a": .integer(3)]))
+    try writer.finish()
+    #expect(String(decoding: sink.bytes, as: UTF8.self) == "longitude,latitude,b\n,,\n,,2\n")
   }
 }
 

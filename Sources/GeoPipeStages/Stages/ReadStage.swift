@@ -84,9 +84,12 @@ enum ReadStage {
       options.csv.delimiter = delimiter == "tab" ? 0x09 : delimiter.utf8.first
     }
     let reader = try FeatureReaders.open(path, options: options)
-    if let crs, !values.flag("keep-crs"), !CoordinateTransformer.isWGS84(crs) {
+    // A --crs given overrides what a GeoJSON file's "crs" member says.
+    if let from = crs ?? reader.declaredCRS, !values.flag("keep-crs"),
+      !CoordinateTransformer.isWGS84(from)
+    {
       return try ReprojectingReader(
-        reader, transformer: CoordinateTransformer(from: crs, to: "OGC:CRS84"))
+        reader, transformer: CoordinateTransformer(from: from, to: "OGC:CRS84"))
     }
     return reader
   }

@@ -73,6 +73,8 @@ final class RenderStage: Stage {
   private var features: [Feature] = []
   private var boxCheck: SwappedBoxCheck?
   private let report: @Sendable (ReadDiagnostic) -> Void
+  /// Opened before any feature is read, so a path that cannot be written fails at once.
+  private let output: OutputFile
 
   init(_ values: OptionValues, context: StageContext) throws {
     path = values.string("path") ?? ""
@@ -136,6 +138,7 @@ final class RenderStage: Stage {
       }
     }
     self.basemap = basemap
+    output = try OutputFile(path: path)
   }
 
   /// `WxH` with each side 1 to 8192.
@@ -168,8 +171,9 @@ final class RenderStage: Stage {
       boxCheck.finish(report: report)
     }
     let bytes = try map.render(features, basemap: basemap, format: format)
-    let output = try OutputFile(path: path)
     try bytes.withUnsafeBytes { try output.write($0) }
     try output.commit()
   }
+
+  func abort() { output.abort() }
 }

@@ -23,8 +23,9 @@ final class TilesStage: Stage {
       limits the zooms it appears at, and its "layer" names its layer; otherwise the value of
       --layer-property (then left out of the properties), else --layer. Properties keep their types;
       null values are left out and arrays and objects become their JSON text, as tippecanoe
-      does; an integer id that is not negative becomes the tile feature's id. The file is
-      written beside PATH and renamed when complete. Holds every feature in memory
+      does; an integer id that is not negative becomes the tile feature's id. PATH is checked
+      (and its missing folders created) before any feature is read; the file is written
+      beside PATH, synced and renamed when complete. Holds every feature in memory
       (projected, with properties as numbers into shared tables), one zoom's pieces of lines
       and polygons, and one zoom's placements.
       """,
@@ -67,6 +68,7 @@ final class TilesStage: Stage {
 
   private let tiler: Tiler
   private let writer: any TilesetWriter
+  private let path: String
   private let name: String
   private let attribution: String
   private let description: String
@@ -77,6 +79,7 @@ final class TilesStage: Stage {
   init(values: OptionValues, threads: Int, context: StageContext? = nil) throws {
     report = context?.diagnostics
     let path = values.string("path") ?? ""
+    self.path = path
     var options = TilerOptions()
     options.minZoom = values.integer("min-zoom") ?? 0
     options.maxZoom = values.integer("max-zoom") ?? 14
@@ -116,8 +119,12 @@ final class TilesStage: Stage {
             + String(format: "%.1f MB", Double(at.summary.bytes) / 1e6) + " written")
       }
     }
+    // Before any feature is read: a path that cannot be written fails now, not after the
+    // tiles are built.
     do {
       writer = try makeTilesetWriter(path: path)
+    } catch let error as GeoPipeError {
+      throw error
     } catch {
       throw GeoPipeError("\(error)", status: .cannotCreate)
     }
@@ -141,7 +148,8 @@ final class TilesStage: Stage {
         to: writer, name: name, attribution: attribution, description: description)
     } catch {
       writer.abort()
-      throw GeoPipeError("\(error)", status: .ioError)
+      throw error as? GeoPipeError
+        ?? GeoPipeError("cannot write '\(path)': \(error)", status: .ioError)
     }
   }
 

@@ -16,10 +16,12 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     OptionSpec(
       "precision", .integer, range: 0...17, help: "Round coordinates to this many decimal places."),
     OptionSpec(
-      "columns", .list, help: "CSV: the property columns, in order (default: the first feature's)."),
+      "columns", .list,
+      help: "CSV: exactly these property columns, in this order; other properties are left out "
+        + "(default: every feature's properties, in the order first seen)."),
     OptionSpec(
       "ignore-extra-properties", .flag,
-      help: "CSV: drop properties that are not columns instead of failing."),
+      help: "CSV: accepted for older scripts; properties outside --columns are always left out."),
     OptionSpec(
       "geometry-format", .choice(CSVGeometryFormat.allCases.map(\.rawValue)), default: "auto",
       help: "CSV: longitude/latitude columns (xy), a WKT geometry column (wkt), or xy when the "
@@ -30,17 +32,24 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     name: "write",
     abstract: "Write features to a file in the format its extension names.",
     discussion: """
-      Writes the features it is given (standard input, on the command line) to PATH. The file
-      is written to a temporary file in the same folder and renamed when complete, so a failed
-      run leaves no partial file. Without PATH, or with '-', a FeatureCollection goes to
-      standard output. GeoJSON output follows RFC 7946: no "crs" member, rings wound
-      counter-clockwise (exterior) and clockwise (holes) unless --no-rewind. Numbers are
-      written in their shortest form that reads back to the same double.
+      Writes the features it is given (standard input, on the command line) to PATH. Missing
+      folders of PATH are created (and removed again if the run fails and leaves them empty).
+      The file is written to a temporary file in the same folder (.NAME.geopipe-PID-XXXXXX),
+      synced, and renamed when complete, keeping the permissions of a file it replaces, so a
+      failed run leaves no partial file; one left by a killed run is removed by the next run
+      writing PATH. Without PATH, or with '-', a FeatureCollection goes to standard output.
+      GeoJSON output follows RFC 7946: no "crs" member, rings wound counter-clockwise
+      (exterior) and clockwise (holes) unless --no-rewind. Numbers are written in their
+      shortest form that reads back to the same double.
       --crs says the coordinates are in another CRS (after 'geopipe reproject --to'): they are
       read without range checks and written as they are. A GeoJSON FeatureCollection then
-      needs --allow-non-wgs84, since RFC 7946 coordinates are WGS84 longitude/latitude and the
-      file cannot say otherwise (it has no "crs" member): whoever reads it must be told the
-      CRS. CSV and GeoJSONSeq simply carry the numbers.
+      needs --allow-non-wgs84, since RFC 7946 coordinates are WGS84 longitude/latitude (§4:
+      other CRSs only by prior arrangement); it then carries the legacy "crs" member in the
+      form GDAL reads ({"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::5070"}}),
+      so --crs must be AUTHORITY:CODE, and 'geopipe read' reprojects such a file back to
+      WGS84. CSV and GeoJSONSeq simply carry the numbers.
+      CSV columns are every property of every feature, in the order first seen (rows wait in
+      a scratch file until the header is known); --columns writes exactly the columns named.
       KML (.kml) has one Placemark per feature: title is its name and description its
       description (shown in the balloon); marker-color, marker-size, stroke, stroke-width,
       stroke-opacity, fill and fill-opacity become its Style, with colours as KML's aabbggrr
@@ -52,6 +61,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       "geopipe read big.geojson | geopipe write big.geojsons.gz",
       "geopipe read places.geojson | geopipe write --columns name,population places.csv",
       "geopipe read a.geojson | geopipe reproject --to EPSG:3857 | geopipe write --crs EPSG:3857 a.csv",
+      "geopipe read a.geojson | geopipe reproject --to EPSG:5070 | geopipe write --crs EPSG:5070 --allow-non-wgs84 out/a-5070.geojson",
       "geopipe read places.csv | geopipe style --title '{name}' --marker-color '#d33' | geopipe write places.kml",
     ],
     options: [
@@ -63,8 +73,9 @@ final class WriteStage: Stage, CollectionMembersReceiver {
         help: "The CRS of the features' coordinates; they are written as they are."),
       OptionSpec(
         "allow-non-wgs84", .flag,
-        help: "With a --crs other than WGS84: write GeoJSON anyway (RFC 7946 §4 allows it only "
-          + "by prior arrangement; CSV and GeoJSONSeq carry the numbers as they are)."),
+        help: "With a --crs other than WGS84: write GeoJSON anyway, with a \"crs\" member naming "
+          + "it (RFC 7946 §4 allows it only by prior arrangement; CSV and GeoJSONSeq carry the "
+          + "numbers as they are)."),
     ] + outputOptions,
     role: .sink, inputCRSOption: "crs", checkValues: checkValues,
     make: { values, context in
@@ -85,13 +96,15 @@ final class WriteStage: Stage, CollectionMembersReceiver {
   static func makeWriter(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil)
     throws -> any FeatureWriter
   {
+    // The path is checked (and its folders made) first: a folder given as the output is the
+    // error to report, whatever its name says about the format. A failure below removes them.
+    let file = try OutputFile(path: path)
     var options = WriteOptions()
     options.threads = threads
     options.rewind = !values.flag("no-rewind")
     options.precision = values.integer("precision")
     options.recordSeparator = values.flag("rs")
     options.csv.columns = values.list("columns")
-    options.csv.ignoreExtraProperties = values.flag("ignore-extra-properties")
     options.csv.geometryFormat =
       CSVGeometryFormat(rawValue: values.string("geometry-format") ?? "auto") ?? .auto
     var format: OutputFormat
@@ -112,14 +125,21 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     if path.lowercased().hasSuffix(".tsv") || path.lowercased().hasSuffix(".tsv.gz") {
       options.csv.delimiter = 0x09
     }
-    if format == .geojson, let crs, !CoordinateTransformer.isWGS84(crs),
-      !values.flag("allow-non-wgs84")
-    {
-      throw GeoPipeError.usage(
-        "GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946), not \(crs): add "
-          + "--allow-non-wgs84 to write them anyway, or write CSV or GeoJSONSeq")
+    if format == .geojson, let crs, !CoordinateTransformer.isWGS84(crs) {
+      guard values.flag("allow-non-wgs84") else {
+        throw GeoPipeError.usage(
+          "GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946), not \(crs): add "
+            + "--allow-non-wgs84 to write them anyway, or write CSV or GeoJSONSeq")
+      }
+      guard let urn = GeoJSONCRS.urn(for: crs) else {
+        throw GeoPipeError.usage(
+          "a GeoJSON \"crs\" member names a CRS as AUTHORITY:CODE, not '\(crs)': give --crs "
+            + "as, for example, EPSG:5070")
+      }
+      options.crsURN = urn
     }
-    var sink: ByteSink = try OutputFile(path: path)
+    if path != "-" { options.csv.scratchFolder = OutputPath.parent(of: path) }
+    var sink: ByteSink = file
     if path.lowercased().hasSuffix(".gz") { sink = try GzipSink(sink) }
     switch format {
     case .geojson: return GeoJSONWriter(sink: sink, options: options)

@@ -1,0 +1,84 @@
+import GeoPipeCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A file for bytes that are written once and read back once (a CSV's rows before its header,
+/// a tileset's tile data before its directories).
+///
+/// It is removed from its folder as soon as it is created, so nothing is left behind however
+/// the run ends; the space is freed when it is closed.
+public final class ScratchFile {
+  private var fd: Int32
+  /// The output the scratch file serves, named in errors.
+  private let output: String
+
+  /// Creates a scratch file in `folder` (the output's own, so it is on the same disk) for the
+  /// output `output`.
+  public init(in folder: String, for output: String) throws {
+    self.output = output
+    var template = Array("\(folder)/.geopipe-scratch-\(getpid())-XXXXXX".utf8CString)
+    fd = template.withUnsafeMutableBufferPointer { buffer in
+      buffer.baseAddress.map { mkstemp($0) } ?? -1
+    }
+    guard fd >= 0 else {
+      throw GeoPipeError(
+        "cannot create '\(output)': cannot create a scratch file in '\(folder)': "
+          + OutputPath.reason(errno, folder: folder), status: .cannotCreate)
+    }
+    template.withUnsafeBufferPointer { buffer in
+      if let base = buffer.baseAddress { _ = unlink(base) }
+    }
+  }
+
+  /// `$TMPDIR`, else `/tmp`.
+  public static var temporaryFolder: String {
+    guard let folder = getenv("TMPDIR").map({ String(cString: $0) }), !folder.isEmpty else {
+      return "/tmp"
+    }
+    return folder
+  }
+
+  deinit {
+    if fd >= 0 { close(fd) }
+  }
+
+  /// Appends all of `bytes`.
+  public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    guard let base = bytes.baseAddress else { return }
+    var offset = 0
+    while offset < bytes.count {
+      let n = Glibc.write(fd, base + offset, bytes.count - offset)
+      if n >= 0 {
+        offset += n
+      } else if errno != EINTR {
+        throw failure(errno)
+      }
+    }
+  }
+
+  /// Reads everything written, from the start, in blocks handed to `body`.
+  public func readAll(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+    guard lseek(fd, 0, SEEK_SET) == 0 else { throw failure(errno) }
+    let size = 1 << 20
+    let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    defer { block.deallocate() }
+    while true {
+      let n = read(fd, block, size)
+      if n == 0 { return }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw failure(errno)
+      }
+      try body(UnsafeRawBufferPointer(start: block, count: n))
+    }
+  }
+
+  private func failure(_ code: Int32) -> GeoPipeError {
+    GeoPipeError(
+      "cannot write '\(output)': \(OutputPath.reason(code, folder: "."))", status: .ioError)
+  }
+}
