@@ -20,6 +20,8 @@ final class GeoJSONSplitter {
     var inCollection: Bool
     /// Whether the batch starts at the first feature of its collection (no comma before it).
     var startsCollection: Bool
+    /// Whether the batch starts at a feature after the comma before it (not at the comma).
+    var startsAfterComma: Bool
     var firstFeature: Int
     /// How many features (or other values) the splitter found in it.
     var featureCount: Int
@@ -47,19 +49,24 @@ final class GeoJSONSplitter {
   private var runFirst = 0
   private var runInCollection = false
   private var runStartsCollection = false
+  private var runStartsAfterComma = false
   private var stepStartedCollection = false
+  private var stepAfterComma = false
   // Whether the feature the last step found lies in a collection's features array.
   private var stepInCollection = false
 
   private enum State {
     case between
     case inFeatures(first: Bool)
+    case afterComma
     case afterFeatures
     case done
   }
 
   private enum Step {
     case feature(Range<Int>)
+    /// A comma between features.
+    case separator
     case boundary
     case end
   }
@@ -96,20 +103,25 @@ final class GeoJSONSplitter {
             runFirst = featureIndex
             runInCollection = stepInCollection
             runStartsCollection = stepStartedCollection
+            runStartsAfterComma = stepAfterComma
           }
           runEnd = range.upperBound
           featureIndex += 1
+        case .separator: break
         case .boundary:
           if runStart != nil { return flush() }
         case .end:
           return runStart != nil ? flush() : nil
         }
       } catch is NeedMoreInput {
-        let keep = min(mark, runStart ?? mark)
+        // The step moved the cursor past whitespace (or a comma) before it ran out: hand over
+        // the batch so far, so that what follows it need not be kept.
+        if runStart != nil && cursor != mark { return flush() }
+        let keep = min(cursor, runStart ?? cursor)
         guard let shift = try buffer.refill(keepingFrom: keep) else {
           throw GeoPipeError.data("unexpected end of input", at: buffer.location(of: buffer.end))
         }
-        cursor = mark - shift
+        cursor -= shift
         if let start = runStart {
           runStart = start - shift
           runEnd -= shift
@@ -137,26 +149,38 @@ final class GeoJSONSplitter {
       Batch(
         text: text, line: runLocation.line, column: runLocation.column,
         inCollection: runInCollection, startsCollection: runStartsCollection,
-        firstFeature: runFirst, featureCount: featureIndex - runFirst))
+        startsAfterComma: runStartsAfterComma, firstFeature: runFirst,
+        featureCount: featureIndex - runFirst))
   }
 
   private func step() throws -> Step {
     var s = JSONScanner(
       base: buffer.bytes, end: buffer.end, isFinal: buffer.isAtEOF, at: cursor,
       maxDepth: options.maxDepth)
+    stepAfterComma = false
     switch state {
     case .done:
       return .end
     case .between:
       stepInCollection = false
-      if try s.skipToNextValue() {
+      s.skipSeparators()
+      cursor = s.i
+      if s.i == s.end {
+        guard buffer.isAtEOF else { throw NeedMoreInput() }
         state = .done
         return .end
       }
       let start = s.i
-      if s.base[s.i] != 0x7B {
-        // An error record or a stray value: the batch parser reports it from the same place.
+      if s.base[s.i] == 0x21 {
+        // An error record: the batch parser reads it.
         cursor = try restOfLine(from: start)
+        return .feature(start..<cursor)
+      }
+      if s.base[s.i] != 0x7B {
+        // Not a GeoJSON object: the batch parser reports it from its first byte, and nothing
+        // after it is read.
+        cursor = start + 1
+        state = .done
         return .feature(start..<cursor)
       }
       // A malformed object is not a collection: the batch parser reports what is wrong with it.
@@ -187,6 +211,8 @@ final class GeoJSONSplitter {
       cursor = end
       return .feature(start..<end)
     case .inFeatures(let first):
+      s.skipWhitespace()
+      cursor = s.i
       if try s.peek() == 0x5D {
         s.i += 1
         cursor = s.i
@@ -202,10 +228,23 @@ final class GeoJSONSplitter {
           state = .done
           return .feature(start..<(s.i + 1))
         }
-        s.i += 1
-        _ = try s.peek()
+        cursor = s.i + 1
+        state = .afterComma
+        return .separator
       }
       let end = try endOfValue(from: s.i)
+      cursor = end
+      state = .inFeatures(first: false)
+      return .feature(start..<end)
+    case .afterComma:
+      s.skipWhitespace()
+      cursor = s.i
+      _ = try s.peek()
+      let start = s.i
+      stepStartedCollection = false
+      stepInCollection = true
+      stepAfterComma = true
+      let end = try endOfValue(from: start)
       cursor = end
       state = .inFeatures(first: false)
       return .feature(start..<end)

@@ -64,6 +64,11 @@ public struct ReadOptions: Sendable {
   public var threads = 1
   /// Input bytes per batch when parsing on several threads.
   public var batchBytes = 1 << 20
+  /// The most bytes one record (a feature, a CSV row) or one token may take: memory stays
+  /// bounded by it, and a longer one is an error.
+  public var maxRecordSize = Self.defaultMaxRecordSize
+  /// 256 MiB.
+  public static let defaultMaxRecordSize = 256 << 20
   /// Receives notes and warnings (a dropped `crs` member, a skipped feature).
   public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
 

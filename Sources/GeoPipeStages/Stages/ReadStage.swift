@@ -7,7 +7,8 @@ enum ReadStage {
   static let inputOptions: [OptionSpec] = [
     OptionSpec(
       "input-format", .choice(["auto"] + InputFormat.allCases.map(\.rawValue)), default: "auto",
-      help: "The input format; by default detected from the first bytes."),
+      help: "The input format; by default taken from a known file extension (whose content "
+        + "must agree), else detected from the first bytes."),
     OptionSpec(
       "crs", .string,
       help: "The CRS of the input coordinates (EPSG:3857, a PROJ string or WKT); turns off "
@@ -16,6 +17,10 @@ enum ReadStage {
       "on-error", .choice(ErrorPolicy.allCases.map(\.rawValue)), default: "fail",
       help: "fail: stop at the first bad feature (exit 65); skip: skip bad features and count "
         + "them on stderr."),
+    OptionSpec(
+      "max-record-size", .string, default: "256MiB",
+      help: "The most bytes one record (a feature, a CSV row) or one value may take, in bytes or "
+        + "with KiB, MiB or GiB; a longer one is an error (exit 65). Memory stays bounded by it."),
   ]
 
   static let csvOptions: [OptionSpec] = [
@@ -74,6 +79,9 @@ enum ReadStage {
     if let policy = values.string("on-error") {
       options.onError = ErrorPolicy(rawValue: policy) ?? .fail
     }
+    if let size = values.string("max-record-size") {
+      options.maxRecordSize = try byteCount(size, option: "max-record-size")
+    }
     let crs = values.string("crs")
     if crs != nil { options.checkRanges = false }
     options.csv.latitudeColumn = values.string("lat")
@@ -90,6 +98,26 @@ enum ReadStage {
     }
     return reader
   }
+}
+
+/// A size in bytes: a whole number, optionally followed by KiB, MiB or GiB (or K, M, G,
+/// KB, MB, GB, all powers of 1024).
+func byteCount(_ text: String, option: String) throws -> Int {
+  let compact = text.filter { $0 != " " }
+  let digits = compact.prefix { $0.isASCII && $0.isNumber }
+  let unit = compact.dropFirst(digits.count).lowercased()
+  let shifts: [String: Int] = [
+    "": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20, "g": 30, "gb": 30,
+    "gib": 30,
+  ]
+  guard let count = Int(digits), let shift = shifts[unit], count > 0,
+    count <= (Int.max >> 1) >> shift
+  else {
+    throw GeoPipeError.usage(
+      "--\(option): '\(text)' is not a size (a whole number of bytes, or with KiB, MiB or GiB, "
+        + "e.g. 64MiB)")
+  }
+  return count << shift
 }
 
 /// Reprojects each feature of another reader.
