@@ -43,9 +43,15 @@ enum InputContent {
       return
     }
     switch first {
+    // A JSON reader reports bad bytes where they are.
     case 0x7B, 0x1E, 0x21: self = .geoJSON
     case 0x5B: self = .jsonArray
-    default: self = .text
+    default:
+      if head.contains(0) || !isUTF8(head) {
+        self = .foreign(ForeignFormat(name: "binary data", advice: ""))
+      } else {
+        self = .text
+      }
     }
   }
 }
@@ -60,7 +66,13 @@ struct ForeignFormat {
   /// Converting with GDAL is the usual way into GeoJSON.
   private static let ogr = "convert it first, e.g. with ogr2ogr -f GeoJSONSeq out.geojsonl INPUT"
 
-  /// The format that `head` starts with, or nil for text that a reader may read.
+  /// A format named here.
+  init(name: String, advice: String) {
+    self.name = name
+    self.advice = advice
+  }
+
+  /// The format that `head` starts with, or nil for text or JSON that a reader may read.
   init?(_ head: [UInt8]) {
     func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
       head.count >= offset + magic.count && Array(head[offset..<(offset + magic.count)]) == magic
@@ -96,8 +108,6 @@ struct ForeignFormat {
       (name, advice) = ("UTF-16 text", "convert it to UTF-8, e.g. with iconv -f UTF-16 -t UTF-8")
     } else if let xml = Self.xml(head) {
       (name, advice) = (xml, xml == "an HTML page" || xml == "an SVG image" ? "" : ogr)
-    } else if head.contains(0) || !isUTF8(head) {
-      (name, advice) = ("binary data", "")
     } else {
       return nil
     }

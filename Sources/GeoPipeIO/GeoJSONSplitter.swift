@@ -309,6 +309,7 @@ final class GeoJSONSplitter {
               runFirst = featureIndex
               runInCollection = true
               runStartsCollection = false
+              runStartsAfterComma = false
             }
             runEnd = index + 1
             featureIndex += 1

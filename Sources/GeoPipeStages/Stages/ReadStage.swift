@@ -41,17 +41,29 @@ enum ReadStage {
     abstract: "Read GeoJSON, GeoJSONSeq or CSV and write features as GeoJSONSeq.",
     discussion: """
       Reads a file (or standard input with '-') and writes one GeoJSON Feature per line to
-      standard output, for the next command in a pipe. The format is detected: gzip, a
-      FeatureCollection (streamed, never loaded whole), a Feature, a bare geometry, newline-
-      or RS-delimited sequences (RFC 8142), or CSV with latitude/longitude columns (found by
-      name: latitude/lat/y, longitude/lon/lng/long/x) or a WKT column (wkt/geometry/geom).
-      A CSV without coordinate columns gives features without geometry.
+      standard output, for the next command in a pipe. A known extension decides the format
+      (.geojson/.json: GeoJSON; .geojsonl/.geojsons/.ndjson/.jsonl: GeoJSONSeq; .csv/.tsv/.txt:
+      CSV; a .gz suffix is decompressed first), and content that contradicts it is an error
+      naming what the bytes look like (an empty .geojson too). Standard input and other names
+      are detected from the first bytes: gzip, a FeatureCollection (streamed, never loaded
+      whole), a Feature, a bare geometry, newline- or RS-delimited sequences (RFC 8142), else
+      CSV. KML, GPX, GeoPackage, MBTiles, PMTiles, shapefiles, Parquet and zip archives are
+      recognised and refused by name. --input-format overrides all of this.
+      CSV coordinates come from latitude/longitude columns found by name (lat/latitude/y and
+      lon/long/lng/longitude/x, alone or with words such as deg, dd, wgs84, coord, point,
+      decimal: lat_deg, latitude_deg, y_coord, point_y, decimalLatitude; see docs/formats.md)
+      or from a WKT column (wkt/geometry/geom). A CSV without coordinate columns gives features
+      without geometry, with a warning naming the columns that looked like coordinates.
+      Whitespace between records costs no memory; one record longer than --max-record-size is
+      an error.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
       "geopipe read --lat breite --lon laenge --delimiter ';' orte.csv",
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
       "geopipe read --rewind countries.geojson > countries.geojsonl",
+      "geopipe read --input-format csv export.dat",
+      "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [
       OptionSpec(
