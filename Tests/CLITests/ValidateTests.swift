@@ -266,6 +266,7 @@ import Testing
     #expect(run.status == 1)
     #expect(
       run.out == "<stdin>:3:3: error[GP004]: latitude 100 is out of range [-90, 90] (\"lon\" holds "
-        + "2): are latitude and longitude swapped?\nvalidate: 1 file, 3 features: 1 error, 0 warnings\n")
+        + "2): are latitude and longitude swapped?\n"
+        + "validate: 1 file, 3 features: 1 error, 0 warnings\n")
   }
 }
