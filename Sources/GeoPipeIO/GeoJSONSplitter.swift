@@ -92,7 +92,6 @@ final class GeoJSONSplitter {
     }
     while true {
       if let start = runStart, runEnd - start >= batchBytes { return flush() }
-      let mark = cursor
       if case .inFeatures(first: false) = state, scanFeatures() { continue }
       do {
         switch try step() {
@@ -114,18 +113,13 @@ final class GeoJSONSplitter {
           return runStart != nil ? flush() : nil
         }
       } catch is NeedMoreInput {
-        // The step moved the cursor past whitespace (or a comma) before it ran out: hand over
-        // the batch so far, so that what follows it need not be kept.
-        if runStart != nil && cursor != mark { return flush() }
-        let keep = min(cursor, runStart ?? cursor)
-        guard let shift = try buffer.refill(keepingFrom: keep) else {
+        // Hand over the batch so far first, so that the window keeps only the record being
+        // read: the step moved the cursor past whitespace (or a comma) only.
+        if runStart != nil { return flush() }
+        guard let shift = try buffer.refill(keepingFrom: cursor) else {
           throw GeoPipeError.data("unexpected end of input", at: buffer.location(of: buffer.end))
         }
         cursor -= shift
-        if let start = runStart {
-          runStart = start - shift
-          runEnd -= shift
-        }
       } catch let error as ScanError {
         // Word it as the one-thread reader does, which numbers the feature at fault.
         var message = error.message
