@@ -194,6 +194,8 @@ public final class GeoJSONReader: FeatureSource {
       cursor = s.i
       return try readFeature(&s)
     case .afterFeatures:
+      s.skipWhitespace()
+      cursor = s.i
       var members = collectionMembers
       let crsIndex = try s.parseCollectionTail(typeSeen: collectionType != nil, members: &members)
       collectionMembers = members

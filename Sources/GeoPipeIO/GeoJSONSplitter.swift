@@ -243,6 +243,8 @@ final class GeoJSONSplitter {
       state = .inFeatures(first: false)
       return .feature(start..<end)
     case .afterFeatures:
+      s.skipWhitespace()
+      cursor = s.i
       var members = collectionMembers
       if let crs = try s.parseCollectionTail(typeSeen: collectionTypeSeen, members: &members) {
         note(at: crs)

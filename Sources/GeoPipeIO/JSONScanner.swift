@@ -71,16 +71,6 @@ struct JSONScanner {
     }
   }
 
-  /// Skips separators up to the next top-level value; true when the input ends there.
-  ///
-  /// Asks for more input when only the window ends.
-  mutating func skipToNextValue() throws -> Bool {
-    skipSeparators()
-    guard i >= end else { return false }
-    if isFinal { return true }
-    throw NeedMoreInput()
-  }
-
   /// The next non-whitespace byte, not consumed.
   @inline(__always)
   mutating func peek() throws -> UInt8 {

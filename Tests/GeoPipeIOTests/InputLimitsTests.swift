@@ -44,6 +44,7 @@ import Testing
         #"{"type":"FeatureCollection","features":["# + f + "," + lines + f + "," + blank + f
           + "]}" + blank, 3
       ),
+      (#"{"type":"FeatureCollection","features":["# + f + "]" + blank + "}" + lines + f, 2),
     ]
   }()
 
