@@ -201,7 +201,7 @@ final class GeoJSONSplitter {
         state = .inFeatures(first: true)
         return .boundary
       }
-      let end = try endOfValue(from: start)
+      let end = try endOfRecord(from: start)
       cursor = end
       return .feature(start..<end)
     case .inFeatures(let first):
@@ -226,9 +226,9 @@ final class GeoJSONSplitter {
         state = .afterComma
         return .separator
       }
-      let end = try endOfValue(from: s.i)
+      let end = try endOfRecord(from: s.i)
       cursor = end
-      state = .inFeatures(first: false)
+      if case .inFeatures = state { state = .inFeatures(first: false) }
       return .feature(start..<end)
     case .afterComma:
       s.skipWhitespace()
@@ -238,9 +238,9 @@ final class GeoJSONSplitter {
       stepStartedCollection = false
       stepInCollection = true
       stepAfterComma = true
-      let end = try endOfValue(from: start)
+      let end = try endOfRecord(from: start)
       cursor = end
-      state = .inFeatures(first: false)
+      if case .afterComma = state { state = .inFeatures(first: false) }
       return .feature(start..<end)
     case .afterFeatures:
       s.skipWhitespace()
@@ -333,6 +333,30 @@ final class GeoJSONSplitter {
       }
     }
     return comma
+  }
+
+  /// The index just past the record that starts at `start` (see `endOfValue(from:)`); when the
+  /// record runs past the window, its syntax is checked first, so that a record broken early
+  /// (one that never closes its object, say) is handed to a batch parser at once, with nothing
+  /// read after it, rather than making the window grow until its brackets match.
+  private func endOfRecord(from start: Int) throws -> Int {
+    do {
+      return try endOfValue(from: start)
+    } catch is NeedMoreInput {
+      // Deeper than the parser goes, so that the parser meets its own depth limit first.
+      var check = JSONScanner(
+        base: buffer.bytes, end: buffer.end, isFinal: false, at: start,
+        maxDepth: 2 * options.maxDepth + 8)
+      do {
+        try check.skipValue()
+      } catch is ScanError {
+        // The check decided on bytes in the window: a batch parser given all of them fails
+        // the same way, and nothing after it is read.
+        state = .done
+        return buffer.end
+      } catch {}
+      throw NeedMoreInput()
+    }
   }
 
   /// The index just past the JSON value that starts at `start`, found by matching brackets outside

@@ -168,6 +168,19 @@ struct InputDetectionCLITests {
           "broken.geojsonl:2:\(column): error[GP001]: the record ends before its object closes",
           "validate: 1 file, 3 features: 1 error, 0 warnings",
         ])
+      // Many records after it: neither reader reads on to find where its brackets match.
+      try write(
+        ([Self.point, unclosed] + Array(repeating: Self.point, count: 2000)).joined(
+          separator: "\n") + "\n", to: dir.appendingPathComponent("long.geojsonl"))
+      for threads in ["1", "2"] {
+        let run = try geopipe(
+          ["read", "--max-record-size", "4KiB", "long.geojsonl"], in: dir,
+          environment: ["GEOPIPE_THREADS": threads])
+        #expect(
+          run.errLines.first
+            == "long.geojsonl:2:\(column): error: the record ends before its object closes",
+          "GEOPIPE_THREADS=\(threads)")
+      }
       let skip = try geopipe(["read", "--on-error", "skip", "broken.geojsonl"], in: dir)
       #expect(skip.status == 0)
       #expect(skip.outLines.count == 2)
