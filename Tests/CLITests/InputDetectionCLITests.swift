@@ -260,6 +260,20 @@ struct InputDetectionCLITests {
     }
   }
 
+  @Test func checkRefusesABadMaxRecordSize() throws {
+    try withTemporaryDirectory { dir in
+      try write(
+        "stages:\n  - read: {path: in.csv, max-record-size: lots}\n  - write: {path: out.csv}\n",
+        to: dir.appendingPathComponent("p.yaml"))
+      let run = try geopipe(["check", "p.yaml"], in: dir)
+      #expect(run.status == 78)
+      #expect(
+        run.errLines.first
+          == "p.yaml:2:43: error: 'max-record-size' of 'read': 'lots' is not a size (a whole "
+          + "number of bytes, or with KiB, MiB or GiB, e.g. 64MiB)")
+    }
+  }
+
   @Test func csvRowLongerThanMaxRecordSizeIsAnError() throws {
     let csv = "name,lat,lon\nA,1,2\n\"" + String(repeating: "y", count: 5000) + "\",1,2\n"
     let run = try geopipe(["read", "--max-record-size", "1KiB", "-"], stdin: Data(csv.utf8))

@@ -19,6 +19,7 @@ enum ReadStage {
         + "them on stderr."),
     OptionSpec(
       "max-record-size", .string, default: "256MiB",
+      validate: { byteCount($0) == nil ? ValueProblem(sizeProblem($0)) : nil },
       help: "The most bytes one record (a feature, a CSV row) or one value may take, in bytes or "
         + "with KiB, MiB or GiB; a longer one is an error (exit 65). Memory stays bounded by it."),
   ]
@@ -92,7 +93,10 @@ enum ReadStage {
       options.onError = ErrorPolicy(rawValue: policy) ?? .fail
     }
     if let size = values.string("max-record-size") {
-      options.maxRecordSize = try byteCount(size, option: "max-record-size")
+      guard let count = byteCount(size) else {
+        throw GeoPipeError.usage("--max-record-size: \(sizeProblem(size))")
+      }
+      options.maxRecordSize = count
     }
     let crs = values.string("crs")
     if crs != nil { options.checkRanges = false }
@@ -114,7 +118,7 @@ enum ReadStage {
 
 /// A size in bytes: a whole number, optionally followed by KiB, MiB or GiB (or K, M, G,
 /// KB, MB, GB, all powers of 1024).
-func byteCount(_ text: String, option: String) throws -> Int {
+func byteCount(_ text: String) -> Int? {
   let compact = text.filter { $0 != " " }
   let digits = compact.prefix { $0.isASCII && $0.isNumber }
   let unit = compact.dropFirst(digits.count).lowercased()
@@ -124,12 +128,13 @@ func byteCount(_ text: String, option: String) throws -> Int {
   ]
   guard let count = Int(digits), let shift = shifts[unit], count > 0,
     count <= (Int.max >> 1) >> shift
-  else {
-    throw GeoPipeError.usage(
-      "--\(option): '\(text)' is not a size (a whole number of bytes, or with KiB, MiB or GiB, "
-        + "e.g. 64MiB)")
-  }
+  else { return nil }
   return count << shift
+}
+
+/// What is wrong with a size that `byteCount` refuses.
+func sizeProblem(_ text: String) -> String {
+  "'\(text)' is not a size (a whole number of bytes, or with KiB, MiB or GiB, e.g. 64MiB)"
 }
 
 /// Reprojects each feature of another reader.
