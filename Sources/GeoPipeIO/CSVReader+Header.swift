@@ -55,6 +55,20 @@ extension CSVReader {
       at: buffer.location(of: index), status: .usage)
   }
 
+  /// The one column whose name says `axis` best (see `CoordinateName`), if any.
+  private func find(_ axis: CoordinateName.Axis, option: String, at index: Int) throws -> Int? {
+    let ranks = header.map { CoordinateName.rank($0, as: axis) }
+    guard let best = ranks.compactMap({ $0 }).min() else { return nil }
+    let matches = header.indices.filter { ranks[$0] == best }
+    guard matches.count == 1 else {
+      let list = matches.map { "\"\(header[$0])\"" }.joined(separator: ", ")
+      throw GeoPipeError.data(
+        "ambiguous \(axis.rawValue) columns \(list): choose one with \(option)",
+        at: buffer.location(of: index))
+    }
+    return matches.first
+  }
+
   private func find(_ names: [String], what: String, option: String, at index: Int) throws -> Int? {
     let matches = header.indices.filter {
       names.contains(header[$0].trimmingSpaces().lowercased())
@@ -66,6 +80,30 @@ extension CSVReader {
         at: buffer.location(of: index))
     }
     return matches.first
+  }
+
+  /// Warns when no coordinate columns were found although some names look like coordinates,
+  /// saying which: the features are read without geometry.
+  private func warnAboutMissedCoordinates(lat: Int?, lon: Int?, at index: Int) {
+    let considered = header.indices.filter {
+      $0 == lat || $0 == lon || CoordinateName.looksLikeCoordinate(header[$0])
+    }
+    guard !considered.isEmpty else { return }
+    let list = considered.map { "\"\(header[$0])\"" }.joined(separator: ", ")
+    let found: String
+    if let lat {
+      found = "found the latitude column \"\(header[lat])\" but no longitude column"
+    } else if let lon {
+      found = "found the longitude column \"\(header[lon])\" but no latitude column"
+    } else {
+      found = "found no coordinate columns"
+    }
+    options.diagnostics(
+      ReadDiagnostic(
+        severity: "warning",
+        message: "\(found), so the features have no geometry (columns considered: \(list)); "
+          + "name the coordinate columns with --lat and --lon",
+        location: buffer.location(of: index)))
   }
 
   private func chooseGeometryColumns(at index: Int) throws -> GeometrySource {
@@ -81,9 +119,8 @@ extension CSVReader {
         lat: try column(named: latName, option: "--lat", at: index),
         lon: try column(named: lonName, option: "--lon", at: index))
     }
-    let lat = try find(["latitude", "lat", "y"], what: "latitude", option: "--lat", at: index)
-    let lon = try find(
-      ["longitude", "lon", "lng", "long", "x"], what: "longitude", option: "--lon", at: index)
+    let lat = try find(.latitude, option: "--lat", at: index)
+    let lon = try find(.longitude, option: "--lon", at: index)
     let wkt = try find(
       ["wkt", "geometry", "geom"], what: "geometry", option: "--geometry", at: index)
     if let lat, let lon {
@@ -96,6 +133,7 @@ extension CSVReader {
       return .latLon(lat: lat, lon: lon)
     }
     if let wkt { return .wkt(wkt) }
+    warnAboutMissedCoordinates(lat: lat, lon: lon, at: index)
     return .none
   }
 }

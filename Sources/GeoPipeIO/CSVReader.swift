@@ -198,9 +198,34 @@ public final class CSVReader: FeatureSource {
     let latRange = trimmed(lat)
     let lonRange = trimmed(lon)
     if latRange.isEmpty && lonRange.isEmpty { return nil }
-    let y = try coordinate(latRange, field: lat, name: "latitude", limit: 90)
-    let x = try coordinate(lonRange, field: lon, name: "longitude", limit: 180)
+    let y = try coordinate(latRange, field: lat, name: "latitude")
+    let x = try coordinate(lonRange, field: lon, name: "longitude")
+    if options.checkRanges {
+      let latitudeFits = abs(y) <= 90
+      let longitudeFits = abs(x) <= 180
+      if !latitudeFits || !longitudeFits {
+        var hint = "(use --crs if these are not WGS84 degrees)"
+        // Each value fits the other's range: the columns were probably taken the wrong way round.
+        if abs(x) <= 90 && abs(y) <= 180 {
+          hint =
+            "(\"\(header[lon])\" holds \(text(of: lonRange))): are latitude and longitude "
+            + "swapped?"
+        }
+        let (name, limit, range, field) =
+          latitudeFits ? ("longitude", 180, lonRange, lon) : ("latitude", 90, latRange, lat)
+        throw GeoPipeError.data(
+          "\(name) \(text(of: range)) is out of range [-\(limit), \(limit)] \(hint)",
+          at: buffer.location(of: fields[field].lowerBound), problem: .coordinateOutOfRange)
+      }
+    }
     return .point(Position(x: x, y: y))
+  }
+
+  /// The bytes of `range` in the window, as text.
+  private func text(of range: Range<Int>) -> String {
+    String(
+      decoding: UnsafeBufferPointer(start: buffer.bytes + range.lowerBound, count: range.count),
+      as: UTF8.self)
   }
 
   /// The field's byte range without surrounding spaces and tabs.
@@ -218,9 +243,7 @@ public final class CSVReader: FeatureSource {
   }
 
   /// Parses a coordinate straight from the window, without building a string.
-  private func coordinate(_ range: Range<Int>, field: Int, name: String, limit: Double) throws
-    -> Double
-  {
+  private func coordinate(_ range: Range<Int>, field: Int, name: String) throws -> Double {
     var at: SourceLocation { buffer.location(of: fields[field].lowerBound) }
     guard !range.isEmpty else {
       throw GeoPipeError.data("\(name) is empty while the other coordinate is not", at: at)
@@ -239,11 +262,6 @@ public final class CSVReader: FeatureSource {
     guard let value, value.isFinite else {
       throw GeoPipeError.data(
         "\(name) \"\(text)\" is not a number", at: at, problem: .nonFiniteCoordinate)
-    }
-    if options.checkRanges && !(value >= -limit && value <= limit) {
-      throw GeoPipeError.data(
-        "\(name) \(text) is out of range [-\(Int(limit)), \(Int(limit))] "
-          + "(use --crs if these are not WGS84 degrees)", at: at, problem: .coordinateOutOfRange)
     }
     return value
   }

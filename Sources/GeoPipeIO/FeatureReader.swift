@@ -37,23 +37,26 @@ extension CSVReader: FeatureReader {}
 public enum FeatureReaders {
   /// Opens `path` (`-` for standard input), decompressing gzip transparently.
   ///
-  /// The format is taken from `options.format`, else detected: gzip magic, a UTF-8 BOM, RS
-  /// (RFC 8142) or `{` (GeoJSON); else CSV if the text looks like a delimited table. JSON
-  /// arrays, SQLite databases, zip archives and other binary data are refused by name.
+  /// The format is taken from `options.format`, else from the file's extension
+  /// (`InputFormat(fileExtensionOf:)`), whose content must agree with it; else it is detected
+  /// from the first bytes: a UTF-8 BOM, RS (RFC 8142) or `{` is GeoJSON, other text is CSV.
+  /// JSON arrays, KML, GPX, GeoPackages, shapefiles, archives and other formats geopipe does
+  /// not read are refused by name, as is content that contradicts the extension.
   public static func open(_ path: String, options: ReadOptions = ReadOptions()) throws
     -> any FeatureReader
   {
     let file = try FileByteSource(path: path)
     let name = path == "-" ? "<stdin>" : path
-    return try open(source: file, name: name, options: options)
+    return try open(
+      source: file, name: name, options: options,
+      expected: path == "-" ? nil : InputFormat(fileExtensionOf: path))
   }
 
-  /// Opens a byte source (see `open(_:options:)`).
+  /// Opens a byte source (see `open(_:options:)`); `expected` is the format its name says.
   public static func open(
-    source: ByteSource, name: String, options given: ReadOptions = ReadOptions()
-  )
-    throws -> any FeatureReader
-  {
+    source: ByteSource, name: String, options given: ReadOptions = ReadOptions(),
+    expected: InputFormat? = nil
+  ) throws -> any FeatureReader {
     var options = given
     let peekable = PeekableByteSource(source)
     var head = try peekable.peek(2)
@@ -61,15 +64,29 @@ public enum FeatureReaders {
     if head.count == 2 && head[0] == 0x1F && head[1] == 0x8B {
       input = try GzipByteSource(peekable)
     }
-    let buffer = try InputBuffer(source: input, name: name)
-    head = Array(UnsafeBufferPointer(start: buffer.bytes, count: min(buffer.end, 4096)))
-    if head.starts(with: [0xEF, 0xBB, 0xBF]) {
+    let buffer = try InputBuffer(
+      source: input, name: name, maxRecordSize: options.maxRecordSize)
+    if buffer.end >= 3 && buffer.bytes[0] == 0xEF && buffer.bytes[1] == 0xBB
+      && buffer.bytes[2] == 0xBF
+    {
       buffer.skipPrefix(3)
-      head.removeFirst(3)
     }
-    let firstByte = head.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) ?? 0
+    // Leading whitespace says nothing about the format: look past a window full of it.
+    var firstByte = 0
+    while true {
+      while firstByte < buffer.end && [0x20, 0x09, 0x0A, 0x0D].contains(buffer.bytes[firstByte]) {
+        firstByte += 1
+      }
+      guard firstByte == buffer.end, let shift = try buffer.refill(keepingFrom: buffer.end) else {
+        break
+      }
+      firstByte -= shift
+    }
+    head = Array(
+      UnsafeBufferPointer(start: buffer.bytes, count: min(buffer.end, firstByte + 4096)))
     let format =
-      try options.format ?? detect(head, name: name, location: buffer.location(of: firstByte))
+      try options.format
+      ?? detect(head, name: name, location: buffer.location(of: firstByte), expected: expected)
     if format == .geojson, options.checkRanges,
       let crs = GeoJSONCRS.declared(in: buffer.bytes, count: buffer.end)
     {
@@ -88,58 +105,6 @@ public enum FeatureReaders {
       return GeoJSONReader(buffer: buffer, options: options)
     case .csv: return try CSVReader(buffer: buffer, options: options)
     }
-  }
-
-  /// The format that the first bytes of an input suggest, or an error naming what they are.
-  static func detect(_ head: [UInt8], name: String, location: SourceLocation) throws -> InputFormat
-  {
-    guard let first = head.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) else {
-      return .geojson
-    }
-    switch head[first] {
-    case 0x7B, 0x1E, 0x21: return .geojson
-    case 0x5B:
-      throw GeoPipeError.data(
-        "the input is a JSON array; geopipe reads GeoJSON (a FeatureCollection, Features or "
-          + "geometries) and CSV", at: location)
-    default: break
-    }
-    let what: String? =
-      if head.starts(with: Array("SQLite format 3\0".utf8)) {
-        "an SQLite database (a GeoPackage or MBTiles file?)"
-      } else if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
-        "a zip archive: unzip it first"
-      } else if head.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-        "a PNG image"
-      } else if head.starts(with: Array("%PDF".utf8)) {
-        "a PDF document"
-      } else if head.starts(with: [0x00, 0x00, 0x27, 0x0A]) {
-        "an ESRI shapefile (.shp)"
-      } else if head.contains(0)
-        || String(validating: head.prefix(validUTF8Prefix(head)), as: UTF8.self) == nil
-      {
-        "binary data"
-      } else {
-        nil
-      }
-    if let what {
-      throw GeoPipeError.data(
-        "the input is \(what), not GeoJSON or CSV (use --input-format to force a format)",
-        at: location)
-    }
-    return .csv
-  }
-
-  /// The length of `bytes` without a UTF-8 sequence cut at its end.
-  private static func validUTF8Prefix(_ bytes: [UInt8]) -> Int {
-    var n = bytes.count
-    var back = 0
-    while n > 0 && back < 3 && bytes[n - 1] & 0xC0 == 0x80 {
-      n -= 1
-      back += 1
-    }
-    if n > 0 && bytes[n - 1] >= 0xC0 { n -= 1 } else { n += back }
-    return n
   }
 }
 

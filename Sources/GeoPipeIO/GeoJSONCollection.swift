@@ -7,6 +7,7 @@ extension JSONScanner {
   mutating func parseCollectionTail(typeSeen: Bool, members: inout JSONObject) throws -> Int? {
     var typeSeen = typeSeen
     var crsIndex: Int?
+    var duplicates = DuplicateKeyFinder()
     while true {
       let c = try peek()
       i += 1
@@ -33,7 +34,7 @@ extension JSONScanner {
       } else if key == "crs" {
         crsIndex = valueIndex
       } else if key != "bbox" {
-        try Self.checkDuplicate(key, in: members.members, at: valueIndex)
+        try duplicates.check(key, among: members.members, at: valueIndex)
         members.appendUnchecked(key, value)
       }
     }

@@ -23,6 +23,8 @@ struct GeoJSONParts {
   var startsFeatureCollection = false
   /// Where a legacy `crs` member (dropped) was.
   var crsIndex: Int?
+  /// Finds a foreign member's key that repeats another's.
+  var duplicates = DuplicateKeyFinder()
 }
 
 /// Which object is being parsed decides which members mean something.
@@ -138,7 +140,7 @@ extension JSONScanner {
           if key == "crs" && context == .top {
             parts.crsIndex = keyIndex
           } else {
-            try Self.checkDuplicate(key, in: parts.foreign.members, at: keyIndex)
+            try parts.duplicates.check(key, among: parts.foreign.members, at: keyIndex)
             parts.foreign.appendUnchecked(key, value)
           }
         }

@@ -33,6 +33,8 @@ public final class GeoJSONReader: FeatureSource {
   private enum State {
     case between
     case inFeatures(first: Bool)
+    /// After the comma between two features, before the next one.
+    case afterComma
     case afterFeatures
     case resync
     case done
@@ -68,10 +70,18 @@ public final class GeoJSONReader: FeatureSource {
     if inCollection { state = .inFeatures(first: startsCollection) }
   }
 
+  /// Reads one batch that starts at a feature after the comma before it.
+  init(batchAfterComma buffer: InputBuffer, firstFeature: Int, options: ReadOptions) {
+    self.buffer = buffer
+    self.options = options
+    featureBase = firstFeature
+    isBatch = true
+    state = .afterComma
+  }
+
   /// The next feature, or nil at the end of the input.
   public func next() throws -> Feature? {
     while true {
-      let mark = cursor
       do {
         switch try step() {
         case .feature(let feature):
@@ -81,13 +91,16 @@ public final class GeoJSONReader: FeatureSource {
         case .end: return nil
         }
       } catch is NeedMoreInput {
-        guard let shift = try buffer.refill(keepingFrom: mark) else {
+        // A step moves the cursor only past whitespace before it asks for more, or once it is
+        // done: the record it was reading starts at the cursor, and what precedes it can go.
+        let keep = cursor
+        guard let shift = try buffer.refill(keepingFrom: keep) else {
           // Cannot happen: scanners only ask for more before the end of the input.
           throw GeoPipeError.data("unexpected end of input", at: buffer.location(of: buffer.end))
         }
-        cursor = mark - shift
+        cursor = keep - shift
       } catch let error as ScanError {
-        try recover(from: error)
+        try recover(from: blamingUnclosedRecord(error))
       }
     }
   }
@@ -117,11 +130,13 @@ public final class GeoJSONReader: FeatureSource {
       }
       throw NeedMoreInput()
     case .between:
-      if try s.skipToNextValue() {
+      s.skipSeparators()
+      cursor = s.i
+      if s.i == s.end {
+        guard buffer.isAtEOF else { throw NeedMoreInput() }
         state = .done
         return .end
       }
-      cursor = s.i
       let c = s.base[s.i]
       if c == 0x21 { try readErrorRecord(&s) }
       guard c == 0x7B else {
@@ -158,6 +173,7 @@ public final class GeoJSONReader: FeatureSource {
       return .feature(feature)
     case .inFeatures(let first):
       s.skipWhitespace()
+      cursor = s.i
       if isBatch && s.i == s.end && buffer.isAtEOF {
         state = .done
         return .end
@@ -168,18 +184,20 @@ public final class GeoJSONReader: FeatureSource {
         state = .afterFeatures
         return .again
       }
-      if !first { try s.expect(0x2C, "',' or ']' after a feature") }
-      _ = try s.peek()
-      // Errors in a feature are reported from here, so recovery skips just this feature.
+      if !first {
+        try s.expect(0x2C, "',' or ']' after a feature")
+        cursor = s.i
+        state = .afterComma
+        return .again
+      }
+      return try readFeature(&s)
+    case .afterComma:
+      s.skipWhitespace()
       cursor = s.i
-      featureStart = s.i
-      var parts = GeoJSONParts()
-      try s.parseGeoJSONObject(.feature, into: &parts, checkRanges: options.checkRanges, depth: 2)
-      let feature = try makeFeature(&parts)
-      cursor = s.i
-      state = .inFeatures(first: false)
-      return .feature(feature)
+      return try readFeature(&s)
     case .afterFeatures:
+      s.skipWhitespace()
+      cursor = s.i
       var members = collectionMembers
       let crsIndex = try s.parseCollectionTail(typeSeen: collectionType != nil, members: &members)
       collectionMembers = members
@@ -188,6 +206,19 @@ public final class GeoJSONReader: FeatureSource {
       state = .between
       return .again
     }
+  }
+
+  /// Reads the feature at the cursor in a features array.
+  private func readFeature(_ s: inout JSONScanner) throws -> Step {
+    // Errors in a feature are reported from its start, so recovery skips just this feature.
+    _ = try s.peek()
+    featureStart = s.i
+    var parts = GeoJSONParts()
+    try s.parseGeoJSONObject(.feature, into: &parts, checkRanges: options.checkRanges, depth: 2)
+    let feature = try makeFeature(&parts)
+    cursor = s.i
+    state = .inFeatures(first: false)
+    return .feature(feature)
   }
 
   private func makeTopLevelFeature(_ parts: inout GeoJSONParts, scanner s: JSONScanner) throws
@@ -242,13 +273,37 @@ public final class GeoJSONReader: FeatureSource {
     throw ErrorRecord.upstreamError(status: status, at: buffer.location(of: start))
   }
 
+  /// A syntax error at the first byte of a later line, where a new record starts, means that
+  /// the record before it never closed its object: that is reported at the end of the record's
+  /// own line, where it needs fixing, and `--on-error skip` resumes at the next line.
+  private func blamingUnclosedRecord(_ error: ScanError) -> ScanError {
+    guard case .between = state, !error.isStructural, featureStart == cursor else { return error }
+    let bytes = buffer.bytes
+    let index = error.index
+    let startsRecord =
+      index < buffer.end
+      ? bytes[index] == 0x7B || bytes[index] == 0x1E || bytes[index] == 0x21
+      : buffer.isAtEOF
+    guard startsRecord else { return error }
+    var lineEnd = index
+    var sawLineBreak = false
+    while lineEnd > cursor {
+      let c = bytes[lineEnd - 1]
+      guard c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { break }
+      if c == 0x0A { sawLineBreak = true }
+      lineEnd -= 1
+    }
+    guard sawLineBreak && lineEnd > cursor else { return error }
+    return ScanError("the record ends before its object closes", at: lineEnd)
+  }
+
   private func recover(from error: ScanError) throws {
     let located = GeoPipeError.data(
       describe(error), at: buffer.location(of: error.index), problem: error.problem)
     guard options.onError == .skip else { throw located }
     let sequence: Bool
     switch state {
-    case .inFeatures: sequence = false
+    case .inFeatures, .afterComma: sequence = false
     case .between: sequence = true
     default: throw located
     }
@@ -266,7 +321,7 @@ public final class GeoJSONReader: FeatureSource {
     }
     if resumed {
       cursor = s.i
-      if case .inFeatures = state { state = .inFeatures(first: false) }
+      if !sequence { state = .inFeatures(first: false) }
     } else if sequence {
       cursor = error.index
       state = .resync
@@ -282,7 +337,7 @@ public final class GeoJSONReader: FeatureSource {
 
   private func describe(_ error: ScanError) -> String {
     switch state {
-    case .inFeatures, .between:
+    case .inFeatures, .afterComma, .between:
       error.isStructural
         ? "\(error.message) (feature \(featureBase + featureCount + skippedCount))" : error.message
     default: error.message

@@ -20,6 +20,8 @@ final class GeoJSONSplitter {
     var inCollection: Bool
     /// Whether the batch starts at the first feature of its collection (no comma before it).
     var startsCollection: Bool
+    /// Whether the batch starts at a feature after the comma before it (not at the comma).
+    var startsAfterComma: Bool
     var firstFeature: Int
     /// How many features (or other values) the splitter found in it.
     var featureCount: Int
@@ -47,19 +49,24 @@ final class GeoJSONSplitter {
   private var runFirst = 0
   private var runInCollection = false
   private var runStartsCollection = false
+  private var runStartsAfterComma = false
   private var stepStartedCollection = false
+  private var stepAfterComma = false
   // Whether the feature the last step found lies in a collection's features array.
   private var stepInCollection = false
 
   private enum State {
     case between
     case inFeatures(first: Bool)
+    case afterComma
     case afterFeatures
     case done
   }
 
   private enum Step {
     case feature(Range<Int>)
+    /// A comma between features.
+    case separator
     case boundary
     case end
   }
@@ -85,7 +92,6 @@ final class GeoJSONSplitter {
     }
     while true {
       if let start = runStart, runEnd - start >= batchBytes { return flush() }
-      let mark = cursor
       if case .inFeatures(first: false) = state, scanFeatures() { continue }
       do {
         switch try step() {
@@ -96,24 +102,24 @@ final class GeoJSONSplitter {
             runFirst = featureIndex
             runInCollection = stepInCollection
             runStartsCollection = stepStartedCollection
+            runStartsAfterComma = stepAfterComma
           }
           runEnd = range.upperBound
           featureIndex += 1
+        case .separator: break
         case .boundary:
           if runStart != nil { return flush() }
         case .end:
           return runStart != nil ? flush() : nil
         }
       } catch is NeedMoreInput {
-        let keep = min(mark, runStart ?? mark)
-        guard let shift = try buffer.refill(keepingFrom: keep) else {
+        // Hand over the batch so far first, so that the window keeps only the record being
+        // read: the step moved the cursor past whitespace (or a comma) only.
+        if runStart != nil { return flush() }
+        guard let shift = try buffer.refill(keepingFrom: cursor) else {
           throw GeoPipeError.data("unexpected end of input", at: buffer.location(of: buffer.end))
         }
-        cursor = mark - shift
-        if let start = runStart {
-          runStart = start - shift
-          runEnd -= shift
-        }
+        cursor -= shift
       } catch let error as ScanError {
         // Word it as the one-thread reader does, which numbers the feature at fault.
         var message = error.message
@@ -137,26 +143,38 @@ final class GeoJSONSplitter {
       Batch(
         text: text, line: runLocation.line, column: runLocation.column,
         inCollection: runInCollection, startsCollection: runStartsCollection,
-        firstFeature: runFirst, featureCount: featureIndex - runFirst))
+        startsAfterComma: runStartsAfterComma, firstFeature: runFirst,
+        featureCount: featureIndex - runFirst))
   }
 
   private func step() throws -> Step {
     var s = JSONScanner(
       base: buffer.bytes, end: buffer.end, isFinal: buffer.isAtEOF, at: cursor,
       maxDepth: options.maxDepth)
+    stepAfterComma = false
     switch state {
     case .done:
       return .end
     case .between:
       stepInCollection = false
-      if try s.skipToNextValue() {
+      s.skipSeparators()
+      cursor = s.i
+      if s.i == s.end {
+        guard buffer.isAtEOF else { throw NeedMoreInput() }
         state = .done
         return .end
       }
       let start = s.i
-      if s.base[s.i] != 0x7B {
-        // An error record or a stray value: the batch parser reports it from the same place.
+      if s.base[s.i] == 0x21 {
+        // An error record: the batch parser reads it.
         cursor = try restOfLine(from: start)
+        return .feature(start..<cursor)
+      }
+      if s.base[s.i] != 0x7B {
+        // Not a GeoJSON object: the batch parser reports it from its first byte, and nothing
+        // after it is read.
+        cursor = start + 1
+        state = .done
         return .feature(start..<cursor)
       }
       // A malformed object is not a collection: the batch parser reports what is wrong with it.
@@ -183,10 +201,12 @@ final class GeoJSONSplitter {
         state = .inFeatures(first: true)
         return .boundary
       }
-      let end = try endOfValue(from: start)
+      let end = try endOfRecord(from: start)
       cursor = end
       return .feature(start..<end)
     case .inFeatures(let first):
+      s.skipWhitespace()
+      cursor = s.i
       if try s.peek() == 0x5D {
         s.i += 1
         cursor = s.i
@@ -202,14 +222,29 @@ final class GeoJSONSplitter {
           state = .done
           return .feature(start..<(s.i + 1))
         }
-        s.i += 1
-        _ = try s.peek()
+        cursor = s.i + 1
+        state = .afterComma
+        return .separator
       }
-      let end = try endOfValue(from: s.i)
+      let end = try endOfRecord(from: s.i)
       cursor = end
-      state = .inFeatures(first: false)
+      if case .inFeatures = state { state = .inFeatures(first: false) }
+      return .feature(start..<end)
+    case .afterComma:
+      s.skipWhitespace()
+      cursor = s.i
+      _ = try s.peek()
+      let start = s.i
+      stepStartedCollection = false
+      stepInCollection = true
+      stepAfterComma = true
+      let end = try endOfRecord(from: start)
+      cursor = end
+      if case .afterComma = state { state = .inFeatures(first: false) }
       return .feature(start..<end)
     case .afterFeatures:
+      s.skipWhitespace()
+      cursor = s.i
       var members = collectionMembers
       if let crs = try s.parseCollectionTail(typeSeen: collectionTypeSeen, members: &members) {
         note(at: crs)
@@ -270,6 +305,7 @@ final class GeoJSONSplitter {
               runFirst = featureIndex
               runInCollection = true
               runStartsCollection = false
+              runStartsAfterComma = false
             }
             runEnd = index + 1
             featureIndex += 1
@@ -297,6 +333,30 @@ final class GeoJSONSplitter {
       }
     }
     return comma
+  }
+
+  /// The index just past the record that starts at `start` (see `endOfValue(from:)`); when the
+  /// record runs past the window, its syntax is checked first, so that a record broken early
+  /// (one that never closes its object, say) is handed to a batch parser at once, with nothing
+  /// read after it, rather than making the window grow until its brackets match.
+  private func endOfRecord(from start: Int) throws -> Int {
+    do {
+      return try endOfValue(from: start)
+    } catch is NeedMoreInput {
+      // Deeper than the parser goes, so that the parser meets its own depth limit first.
+      var check = JSONScanner(
+        base: buffer.bytes, end: buffer.end, isFinal: false, at: start,
+        maxDepth: 2 * options.maxDepth + 8)
+      do {
+        try check.skipValue()
+      } catch is ScanError {
+        // The check decided on bytes in the window: a batch parser given all of them fails
+        // the same way, and nothing after it is read.
+        state = .done
+        return buffer.end
+      } catch {}
+      throw NeedMoreInput()
+    }
   }
 
   /// The index just past the JSON value that starts at `start`, found by matching brackets outside

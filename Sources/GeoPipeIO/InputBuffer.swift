@@ -5,7 +5,9 @@ import GeoPipeCore
 /// Parsers work on `bytes[start..<end]` and call `refill(keepingFrom:)` when a record is cut
 /// at the end of the window: the bytes from that index on move to the front and more are read
 /// behind them, so the record can be parsed again from its start. The buffer grows only when
-/// one record is larger than it. Bytes that leave the window are counted (lines, and
+/// one record is larger than it, and never past `maxRecordSize` (a longer record is an error);
+/// parsers skip whitespace between records before they ask for more, so that whitespace never
+/// grows it. Bytes that leave the window are counted (lines, and
 /// characters since the last line break), so any index still in the window maps to a
 /// 1-based line and column.
 public final class InputBuffer {
@@ -19,6 +21,8 @@ public final class InputBuffer {
   public private(set) var isAtEOF = false
   /// Bytes consumed from the source so far (for progress).
   public private(set) var bytesRead = 0
+  /// The most bytes one record (or token) may take; the window never grows past it.
+  public let maxRecordSize: Int
 
   private let source: ByteSource
   /// What holds the bytes, when the window does not.
@@ -37,14 +41,18 @@ public final class InputBuffer {
   /// Creates a window of `capacity` bytes over `source` and reads the first bytes.
   ///
   /// `line` and `column` (1-based) say where the source's first byte stands in the file it
-  /// was cut from, so that a part of a file parsed on its own reports true locations.
+  /// was cut from, so that a part of a file parsed on its own reports true locations. A record
+  /// longer than `maxRecordSize` bytes is an error.
   public init(
-    source: ByteSource, name: String, capacity: Int = 1 << 22, line: Int = 1, column: Int = 1
+    source: ByteSource, name: String, capacity: Int = 1 << 22, line: Int = 1, column: Int = 1,
+    maxRecordSize: Int = ReadOptions.defaultMaxRecordSize
   ) throws {
     self.source = source
     owner = nil
     self.name = name
-    self.capacity = max(capacity, 16)
+    self.maxRecordSize = max(maxRecordSize, 1)
+    // One byte more than a record may take, so that a parser can see what follows it.
+    self.capacity = max(min(capacity, self.maxRecordSize + 1), 16)
     linesBefore = line - 1
     columnBefore = column - 1
     cachedLine = linesBefore
@@ -67,6 +75,7 @@ public final class InputBuffer {
     cachedLine = linesBefore
     cachedColumn = columnBefore
     bytes = text.bytes
+    maxRecordSize = .max
     end = text.count
     bytesRead = text.count
     isAtEOF = true
@@ -80,9 +89,16 @@ public final class InputBuffer {
   /// Moves `bytes[keep..<end]` to the front and reads more behind them.
   ///
   /// Returns how far indices moved (the old index `keep` becomes 0), or nil at the end of
-  /// the input, when nothing more could be read.
+  /// the input, when nothing more could be read. Throws when the bytes kept, a record that has
+  /// not ended yet, are more than `maxRecordSize`.
   public func refill(keepingFrom keep: Int) throws -> Int? {
     guard !isAtEOF else { return nil }
+    if end - keep > maxRecordSize {
+      throw GeoPipeError.data(
+        "a record longer than \(Self.describeSize(maxRecordSize)) starts here (the "
+          + "--max-record-size limit); raise the limit if records are meant to be this large",
+        at: location(of: keep))
+    }
     account(discarding: keep)
     cachedIndex = 0
     cachedLine = linesBefore
@@ -92,16 +108,26 @@ public final class InputBuffer {
       (bytes).update(from: bytes + keep, count: kept)
     }
     end = kept
-    if kept * 2 > capacity {
-      // One record fills most of the window: grow it, so records of any size can be read.
-      let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity * 2 + 1)
+    if kept * 2 > capacity && capacity <= maxRecordSize {
+      // One record fills most of the window: grow it, up to the longest record allowed.
+      let grownCapacity = min(capacity * 2, maxRecordSize + 1)
+      let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: grownCapacity + 1)
       grown.update(from: bytes, count: kept)
       bytes.deallocate()
       bytes = grown
-      capacity *= 2
+      capacity = grownCapacity
     }
     try fill()
     return keep
+  }
+
+  /// A byte count for messages: "256 MiB", "1000 bytes".
+  static func describeSize(_ count: Int) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")]
+    where count >= 1 << shift && count % (1 << shift) == 0 {
+      return "\(count >> shift) \(unit)"
+    }
+    return "\(count) bytes"
   }
 
   /// Drops `count` bytes at the front without counting them as characters (a BOM).

@@ -71,16 +71,6 @@ struct JSONScanner {
     }
   }
 
-  /// Skips separators up to the next top-level value; true when the input ends there.
-  ///
-  /// Asks for more input when only the window ends.
-  mutating func skipToNextValue() throws -> Bool {
-    skipSeparators()
-    guard i >= end else { return false }
-    if isFinal { return true }
-    throw NeedMoreInput()
-  }
-
   /// The next non-whitespace byte, not consumed.
   @inline(__always)
   mutating func peek() throws -> UInt8 {
@@ -148,6 +138,7 @@ struct JSONScanner {
     // 64) is new cannot repeat an earlier one and need not be compared with them.
     var slotsSeen: UInt64 = 0
     var allCached = keys != nil
+    var duplicates = DuplicateKeyFinder()
     while true {
       guard try peek() == 0x22 else { throw unexpected("a string key") }
       let keyIndex = i
@@ -165,9 +156,9 @@ struct JSONScanner {
       try expect(0x3A, "':' after an object key")
       let value = try parseValue(depth: depth)
       let bit: UInt64 = slot.map { 1 << UInt64($0 & 63) } ?? 0
-      if !allCached || bit == 0 || slotsSeen & bit != 0 {
-        try Self.checkDuplicate(key, in: members, at: keyIndex)
-      }
+      try duplicates.check(
+        key, among: members, at: keyIndex,
+        mayRepeat: !allCached || bit == 0 || slotsSeen & bit != 0)
       allCached = allCached && bit != 0
       slotsSeen |= bit
       members.append(JSONMember(key, value))
@@ -178,12 +169,6 @@ struct JSONScanner {
         i -= 1
         throw unexpected("',' or '}' after an object member")
       }
-    }
-  }
-
-  static func checkDuplicate(_ key: String, in members: [JSONMember], at index: Int) throws {
-    if members.contains(where: { $0.key == key }) {
-      throw ScanError("duplicate key \"\(key)\" in an object", at: index, structural: true)
     }
   }
 
@@ -272,5 +257,33 @@ struct JSONScanner {
     let bytes = word.utf8Start
     for k in 0..<count where base[range.lowerBound + k] != bytes[k] { return false }
     return true
+  }
+}
+
+/// Finds a key that repeats an earlier one in the same object: by comparing while the object
+/// is small, through a set of its keys once it is large, so that an object with many keys
+/// costs linear time rather than quadratic.
+struct DuplicateKeyFinder {
+  /// Objects with more members than this keep a set of their keys.
+  private static let largeObject = 16
+  private var keys: Set<String>?
+
+  /// Throws when `key`, about to follow `members`, repeats one of their keys; `mayRepeat`
+  /// false says that the caller knows it cannot (comparisons can then be skipped).
+  mutating func check(
+    _ key: String, among members: [JSONMember], at index: Int, mayRepeat: Bool = true
+  ) throws {
+    if keys == nil && members.count >= Self.largeObject {
+      keys = Set(members.map(\.key))
+    }
+    let repeated: Bool
+    if keys != nil {
+      repeated = keys?.insert(key).inserted == false
+    } else {
+      repeated = mayRepeat && members.contains { $0.key == key }
+    }
+    if repeated {
+      throw ScanError("duplicate key \"\(key)\" in an object", at: index, structural: true)
+    }
   }
 }

@@ -71,9 +71,14 @@ public final class ParallelGeoJSONReader: FeatureReader {
       do {
         let buffer = InputBuffer(
           text: batch.text, name: name, line: batch.line, column: batch.column)
-        let reader = GeoJSONReader(
-          batch: buffer, inCollection: batch.inCollection, startsCollection: batch.startsCollection,
-          firstFeature: batch.firstFeature, options: local)
+        let reader =
+          batch.startsAfterComma
+          ? GeoJSONReader(
+            batchAfterComma: buffer, firstFeature: batch.firstFeature, options: local)
+          : GeoJSONReader(
+            batch: buffer, inCollection: batch.inCollection,
+            startsCollection: batch.startsCollection, firstFeature: batch.firstFeature,
+            options: local)
         result.features.reserveCapacity(batch.featureCount)
         while let feature = try reader.next() { result.features.append(feature) }
         result.skipped = reader.skippedCount

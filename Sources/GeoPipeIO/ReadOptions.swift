@@ -67,6 +67,11 @@ public struct ReadOptions: Sendable {
   /// The CRS that a GeoJSON input's legacy `crs` member names, when not WGS84: set when the
   /// input is opened, which then turns `checkRanges` off (see `GeoJSONCRS`).
   public var declaredCRS: String?
+  /// The most bytes one record (a feature, a CSV row) or one token may take: memory stays
+  /// bounded by it, and a longer one is an error.
+  public var maxRecordSize = Self.defaultMaxRecordSize
+  /// 256 MiB.
+  public static let defaultMaxRecordSize = 256 << 20
   /// Receives notes and warnings (a dropped `crs` member, a skipped feature).
   public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
 

@@ -220,7 +220,7 @@ import Testing
       #expect(
         run.errLines == [
           "wrote mixed.fixed.geojson: 7 features, 4 repaired, 1 unreadable left out",
-          "wrote broken.fixed.geojsonl: 2 features, 0 repaired, 4 unreadable left out",
+          "wrote broken.fixed.geojsonl: 3 features, 0 repaired, 4 unreadable left out",
         ])
       // What --fix cannot repair: ids and empty geometries are the data's to decide.
       let again = try geopipe(
@@ -229,7 +229,7 @@ import Testing
           "broken.fixed.geojsonl",
         ], in: folder)
       #expect(again.status == 0, "\(again)")
-      #expect(again.out == "validate: 2 files, 9 features: no problems\n")
+      #expect(again.out == "validate: 2 files, 10 features: no problems\n")
     }
   }
 
@@ -265,7 +265,8 @@ import Testing
     let run = try geopipe(["validate", "-"], stdin: Data(csv.utf8))
     #expect(run.status == 1)
     #expect(
-      run.out == "<stdin>:3:3: error[GP004]: latitude 100 is out of range [-90, 90] (use --crs if "
-        + "these are not WGS84 degrees)\nvalidate: 1 file, 3 features: 1 error, 0 warnings\n")
+      run.out == "<stdin>:3:3: error[GP004]: latitude 100 is out of range [-90, 90] (\"lon\" holds "
+        + "2): are latitude and longitude swapped?\n"
+        + "validate: 1 file, 3 features: 1 error, 0 warnings\n")
   }
 }

@@ -7,7 +7,8 @@ enum ReadStage {
   static let inputOptions: [OptionSpec] = [
     OptionSpec(
       "input-format", .choice(["auto"] + InputFormat.allCases.map(\.rawValue)), default: "auto",
-      help: "The input format; by default detected from the first bytes."),
+      help: "The input format; by default taken from a known file extension (whose content "
+        + "must agree), else detected from the first bytes."),
     OptionSpec(
       "crs", .string, validate: CRSOption.validate,
       help: "The CRS of the input coordinates (EPSG:3857, a PROJ string or WKT); turns off "
@@ -16,6 +17,11 @@ enum ReadStage {
       "on-error", .choice(ErrorPolicy.allCases.map(\.rawValue)), default: "fail",
       help: "fail: stop at the first bad feature (exit 65); skip: skip bad features and count "
         + "them on stderr."),
+    OptionSpec(
+      "max-record-size", .string, default: "256MiB",
+      validate: { byteCount($0) == nil ? ValueProblem(sizeProblem($0)) : nil },
+      help: "The most bytes one record (a feature, a CSV row) or one value may take, in bytes or "
+        + "with KiB, MiB or GiB; a longer one is an error (exit 65). Memory stays bounded by it."),
   ]
 
   static let csvOptions: [OptionSpec] = [
@@ -36,17 +42,29 @@ enum ReadStage {
     abstract: "Read GeoJSON, GeoJSONSeq or CSV and write features as GeoJSONSeq.",
     discussion: """
       Reads a file (or standard input with '-') and writes one GeoJSON Feature per line to
-      standard output, for the next command in a pipe. The format is detected: gzip, a
-      FeatureCollection (streamed, never loaded whole), a Feature, a bare geometry, newline-
-      or RS-delimited sequences (RFC 8142), or CSV with latitude/longitude columns (found by
-      name: latitude/lat/y, longitude/lon/lng/long/x) or a WKT column (wkt/geometry/geom).
-      A CSV without coordinate columns gives features without geometry.
+      standard output, for the next command in a pipe. A known extension decides the format
+      (.geojson/.json: GeoJSON; .geojsonl/.geojsons/.ndjson/.jsonl: GeoJSONSeq; .csv/.tsv/.txt:
+      CSV; a .gz suffix is decompressed first), and content that contradicts it is an error
+      naming what the bytes look like (an empty .geojson too). Standard input and other names
+      are detected from the first bytes: gzip, a FeatureCollection (streamed, never loaded
+      whole), a Feature, a bare geometry, newline- or RS-delimited sequences (RFC 8142), else
+      CSV. KML, GPX, GeoPackage, MBTiles, PMTiles, shapefiles, Parquet and zip archives are
+      recognised and refused by name. --input-format overrides all of this.
+      CSV coordinates come from latitude/longitude columns found by name (lat/latitude/y and
+      lon/long/lng/longitude/x, alone or with words such as deg, dd, wgs84, coord, point,
+      decimal: lat_deg, latitude_deg, y_coord, point_y, decimalLatitude; see docs/formats.md)
+      or from a WKT column (wkt/geometry/geom). A CSV without coordinate columns gives features
+      without geometry, with a warning naming the columns that looked like coordinates.
+      Whitespace between records costs no memory; one record longer than --max-record-size is
+      an error.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
       "geopipe read --lat breite --lon laenge --delimiter ';' orte.csv",
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
       "geopipe read --rewind countries.geojson > countries.geojsonl",
+      "geopipe read --input-format csv export.dat",
+      "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [
       OptionSpec(
@@ -74,6 +92,12 @@ enum ReadStage {
     if let policy = values.string("on-error") {
       options.onError = ErrorPolicy(rawValue: policy) ?? .fail
     }
+    if let size = values.string("max-record-size") {
+      guard let count = byteCount(size) else {
+        throw GeoPipeError.usage("--max-record-size: \(sizeProblem(size))")
+      }
+      options.maxRecordSize = count
+    }
     let crs = values.string("crs")
     if crs != nil { options.checkRanges = false }
     options.csv.latitudeColumn = values.string("lat")
@@ -93,6 +117,27 @@ enum ReadStage {
     }
     return reader
   }
+}
+
+/// A size in bytes: a whole number, optionally followed by KiB, MiB or GiB (or K, M, G,
+/// KB, MB, GB, all powers of 1024).
+func byteCount(_ text: String) -> Int? {
+  let compact = text.filter { $0 != " " }
+  let digits = compact.prefix { $0.isASCII && $0.isNumber }
+  let unit = compact.dropFirst(digits.count).lowercased()
+  let shifts: [String: Int] = [
+    "": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20, "g": 30, "gb": 30,
+    "gib": 30,
+  ]
+  guard let count = Int(digits), let shift = shifts[unit], count > 0,
+    count <= (Int.max >> 1) >> shift
+  else { return nil }
+  return count << shift
+}
+
+/// What is wrong with a size that `byteCount` refuses.
+func sizeProblem(_ text: String) -> String {
+  "'\(text)' is not a size (a whole number of bytes, or with KiB, MiB or GiB, e.g. 64MiB)"
 }
 
 /// Reprojects each feature of another reader.
