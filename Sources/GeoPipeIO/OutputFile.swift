@@ -75,20 +75,12 @@ public final class OutputFile: ByteSink {
   }
 
   private func write(_ base: UnsafeRawPointer, count: Int) throws {
-    var offset = 0
-    while offset < count {
-      let n = Glibc.write(fd, base + offset, count - offset)
-      if n >= 0 {
-        offset += n
-        continue
-      }
-      if errno == EINTR { continue }
-      if errno == EPIPE { throw BrokenPipe() }
-      let code = errno
-      if let destination { throw destination.cannotWrite(code) }
-      throw GeoPipeError(
-        "cannot write '\(path)': \(OutputPath.reason(code, folder: "."))", status: .ioError)
-    }
+    let code = writeAll(fd, base, count: count)
+    if code == 0 { return }
+    if code == EPIPE { throw BrokenPipe() }
+    if let destination { throw destination.cannotWrite(code) }
+    throw GeoPipeError(
+      "cannot write '\(path)': \(OutputPath.reason(code, folder: "."))", status: .ioError)
   }
 
   /// Syncs the file, gives it the mode of the file it replaces (a new file's otherwise) and

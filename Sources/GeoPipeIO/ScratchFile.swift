@@ -49,15 +49,8 @@ public final class ScratchFile {
   /// Appends all of `bytes`.
   public func write(_ bytes: UnsafeRawBufferPointer) throws {
     guard let base = bytes.baseAddress else { return }
-    var offset = 0
-    while offset < bytes.count {
-      let n = Glibc.write(fd, base + offset, bytes.count - offset)
-      if n >= 0 {
-        offset += n
-      } else if errno != EINTR {
-        throw failure(errno)
-      }
-    }
+    let code = writeAll(fd, base, count: bytes.count)
+    if code != 0 { throw failure(code) }
   }
 
   /// Reads everything written, from the start, in blocks handed to `body`.

@@ -48,7 +48,7 @@ enum RectangleClipper {
         if isExterior { return [] }
         continue
       }
-      if (area > 0) != isExterior { ring = Self.reversed(ring) }
+      if (area > 0) != isExterior { ring = TileGeometryEncoder.reversed(ring) }
       switch frame.cut(ring, into: &chains) {
       case .inside:
         if isExterior { exteriorInside = ring } else { insideHoles.append(ring) }
@@ -122,18 +122,6 @@ enum RectangleClipper {
       sum += ax * by - bx * ay
     }
     return sum
-  }
-
-  static func reversed(_ ring: [Double]) -> [Double] {
-    var out: [Double] = []
-    out.reserveCapacity(ring.count)
-    var k = ring.count - 2
-    while k >= 0 {
-      out.append(ring[k])
-      out.append(ring[k + 1])
-      k -= 2
-    }
-    return out
   }
 
   /// Whether the point lies inside the ring: 1 inside, -1 outside, 0 on its boundary

@@ -219,8 +219,9 @@ enum TileGeometryEncoder {
     return sum
   }
 
-  static func reversed(_ ring: [Int32]) -> [Int32] {
-    var out: [Int32] = []
+  /// A flat x, y run with its points in the opposite order.
+  static func reversed<Number>(_ ring: [Number]) -> [Number] {
+    var out: [Number] = []
     out.reserveCapacity(ring.count)
     var k = ring.count - 2
     while k >= 0 {

@@ -116,5 +116,5 @@ import Testing
 }
 
 extension [Double] {
-  fileprivate func reversedPoints() -> [Double] { RectangleClipper.reversed(self) }
+  fileprivate func reversedPoints() -> [Double] { TileGeometryEncoder.reversed(self) }
 }

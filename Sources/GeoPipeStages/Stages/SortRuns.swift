@@ -181,17 +181,12 @@ private final class SpillFile: ByteSink {
   /// Appends all bytes, retrying short writes and EINTR.
   func write(_ bytes: UnsafeRawBufferPointer) throws {
     guard let base = bytes.baseAddress else { return }
-    var offset = 0
-    while offset < bytes.count {
-      let n = Glibc.write(fd, base + offset, bytes.count - offset)
-      if n >= 0 {
-        offset += n
-      } else if errno != EINTR {
-        throw GeoPipeError(
-          "sort: cannot write a temporary file in '\(directory)': "
-            + "\(String(cString: strerror(errno))) (set TMPDIR to a folder with room)",
-          status: .ioError)
-      }
+    let code = writeAll(fd, base, count: bytes.count)
+    if code != 0 {
+      throw GeoPipeError(
+        "sort: cannot write a temporary file in '\(directory)': "
+          + "\(String(cString: strerror(code))) (set TMPDIR to a folder with room)",
+        status: .ioError)
     }
   }
 
