@@ -53,7 +53,7 @@ var targets: [Target] = [
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
-      "GeoPipeGeocoding", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
+      "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
     ],
     swiftSettings: fast),
   .target(

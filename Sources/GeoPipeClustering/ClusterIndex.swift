@@ -324,6 +324,10 @@ struct Entries {
 }
 
 /// supercluster's Web Mercator projection to [0, 1], in its order of operations.
+///
+/// Deliberately not GeoPipeMercator's `WebMercator`: cluster ids, memberships and centroids
+/// must match supercluster's to the last bit, so this keeps its exact arithmetic (no latitude
+/// clamp before the sine, `atan(exp)` for the inverse) rather than the shared projection's.
 public enum Projection {
   /// Longitude to x.
   public static func x(longitude: Double) -> Double { longitude / 360 + 0.5 }
