@@ -2,6 +2,9 @@ import Foundation
 import GeoPipeSpatialIndex
 
 /// Options of a cluster index, with supercluster's defaults.
+///
+/// The one home of those defaults (supercluster's `defaultOptions`): `ClusterOptions()` is what
+/// the `cluster` stage starts from and what its option table shows.
 public struct ClusterOptions: Sendable, Equatable {
   /// The lowest zoom with clusters.
   public var minZoom = 0

@@ -63,24 +63,28 @@ final class ClusterStage: Stage {
         },
         help: "Write the items of tile Z/X/Y, with supercluster's radius/extent buffer."),
       OptionSpec(
-        "radius", .number, default: "40",
+        "radius", .number, default: Template.displayText(ClusterOptions().radius),
         validate: OptionBounds.number(0...65_536, excludingLower: true),
         help: "Cluster radius in pixels, above 0 and at most 65536."),
       OptionSpec(
-        "extent", .number, default: "512",
+        "extent", .number, default: Template.displayText(ClusterOptions().extent),
         validate: OptionBounds.number(0...65_536, excludingLower: true),
         help: "Tile extent that radius is relative to, above 0 and at most 65536."),
       OptionSpec(
-        "min-zoom", .integer, default: "0", validate: OptionBounds.integer(0...30),
+        "min-zoom", .integer, default: String(ClusterOptions().minZoom),
+        validate: OptionBounds.integer(0...30),
         help: "The lowest zoom with clusters, 0 to 30."),
       OptionSpec(
-        "max-zoom", .integer, default: "16", validate: OptionBounds.integer(0...30),
+        "max-zoom", .integer, default: String(ClusterOptions().maxZoom),
+        validate: OptionBounds.integer(0...30),
         help: "The highest zoom with clusters, 0 to 30."),
       OptionSpec(
-        "min-points", .integer, default: "2", validate: OptionBounds.integer(1...1_000_000),
+        "min-points", .integer, default: String(ClusterOptions().minPoints),
+        validate: OptionBounds.integer(1...1_000_000),
         help: "The fewest points in a cluster, 1 to 1000000."),
       OptionSpec(
-        "node-size", .integer, default: "64", validate: OptionBounds.integer(1...65_536),
+        "node-size", .integer, default: String(ClusterOptions().nodeSize),
+        validate: OptionBounds.integer(1...65_536),
         help: "The kd-tree leaf size, 1 to 65536."),
       OptionSpec(
         "exact-order", .flag,
@@ -124,13 +128,14 @@ final class ClusterStage: Stage {
   private var usage: PropertyUsage
 
   init(_ values: OptionValues, context: StageContext) throws {
+    // The option table's defaults are ClusterOptions' own; an absent value keeps them.
     var options = ClusterOptions()
-    options.radius = values.number("radius") ?? 40
-    options.extent = values.number("extent") ?? 512
-    options.minZoom = values.integer("min-zoom") ?? 0
-    options.maxZoom = values.integer("max-zoom") ?? 16
-    options.minPoints = values.integer("min-points") ?? 2
-    options.nodeSize = values.integer("node-size") ?? 64
+    if let radius = values.number("radius") { options.radius = radius }
+    if let extent = values.number("extent") { options.extent = extent }
+    if let minZoom = values.integer("min-zoom") { options.minZoom = minZoom }
+    if let maxZoom = values.integer("max-zoom") { options.maxZoom = maxZoom }
+    if let minPoints = values.integer("min-points") { options.minPoints = minPoints }
+    if let nodeSize = values.integer("node-size") { options.nodeSize = nodeSize }
     options.exactOrder = values.flag("exact-order")
     guard options.minZoom >= 0, options.maxZoom <= 30, options.minZoom <= options.maxZoom else {
       throw GeoPipeError.usage("zooms must satisfy 0 <= --min-zoom <= --max-zoom <= 30")
