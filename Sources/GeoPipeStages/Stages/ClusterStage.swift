@@ -95,7 +95,7 @@ final class ClusterStage: Stage {
         help: "Add aggregates to clusters: PROP:FUNC with FUNC sum, min, max, mean or count."),
       OptionSpec("count-by", .string, help: "Add PROP_counts: member counts per value of PROP."),
       OptionSpec(
-        "points", .choice(["only", "centroid"]), default: "only",
+        "points", .choice(of: NonPoints.self), default: NonPoints.only.rawValue,
         help: "only: other geometries than points are an error; centroid: use their centroid."),
       OptionSpec("children", .integer, help: "Write the children of this cluster."),
       OptionSpec("leaves", .integer, help: "Write the input points of this cluster."),
@@ -107,6 +107,14 @@ final class ClusterStage: Stage {
     ],
     role: .transform, buffersAll: true,
     make: { values, context in .stage(try ClusterStage(values, context: context)) })
+
+  /// What `--points` does with geometries other than points.
+  private enum NonPoints: String, CaseIterable {
+    /// They are an error.
+    case only
+    /// Their centroid stands for them.
+    case centroid
+  }
 
   private enum Query {
     case zoom(Double, BBox)
@@ -121,7 +129,7 @@ final class ClusterStage: Stage {
   private let options: ClusterOptions
   private let groupBy: String?
   private let aggregates: ClusterAggregates
-  private let centroids: Bool
+  private let nonPoints: NonPoints
   private let context: StageContext
   private var features: [Feature] = []
   private var coordinates: [(longitude: Double, latitude: Double)?] = []
@@ -177,7 +185,7 @@ final class ClusterStage: Stage {
     groupBy = values.string("group-by")
     aggregates = try ClusterAggregates(
       values.list("aggregate") ?? [], countBy: values.string("count-by"))
-    centroids = values.string("points") == "centroid"
+    nonPoints = values.choice("points", as: NonPoints.self) ?? .only
     self.context = context
     usage = PropertyUsage(
       stage: "cluster",
@@ -193,7 +201,7 @@ final class ClusterStage: Stage {
     case .point(let p)?: point = (p.x, p.y)
     case nil: point = nil
     case let geometry?:
-      guard centroids else {
+      guard nonPoints == .centroid else {
         throw GeoPipeError(
           "cluster: feature \(index) is a \(geometry.typeName), not a Point; use --points "
             + "centroid to cluster other geometries by their centroid", status: .dataError)
@@ -209,7 +217,7 @@ final class ClusterStage: Stage {
     if missing > 0 {
       context.diagnostics(
         ReadDiagnostic(
-          severity: "note",
+          severity: .note,
           message:
             "cluster: \(missing) feature\(missing == 1 ? "" : "s") without geometry left out "
             + "(they still count in cluster ids, as in supercluster)"))
