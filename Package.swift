@@ -87,7 +87,8 @@ var targets: [Target] = [
     dependencies: ["GeoPipeClustering", "GeoPipeSpatialIndex", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding", "GeoPipeCore"],
+    name: "GeoPipeGeocodingTests",
+    dependencies: ["GeoPipeGeocoding", "GeoPipeSQLite", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests",
