@@ -114,7 +114,8 @@ import Testing
       "\(error)".contains("is not a geopipe gazetteer: it is not an SQLite database")
     }
     #expect {
-      try SQLiteDatabase(path: text.path, readOnly: true).scalarText("SELECT count(*) FROM sqlite_master")
+      try SQLiteDatabase(path: text.path, readOnly: true)
+        .scalarText("SELECT count(*) FROM sqlite_master")
     } throws: { error in
       (error as? SQLiteError)?.code == SQLiteError.notADatabase
     }
