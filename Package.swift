@@ -53,7 +53,7 @@ var targets: [Target] = [
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
-      "GeoPipeGeocoding", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
+      "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
     ],
     swiftSettings: fast),
   .target(
@@ -87,7 +87,8 @@ var targets: [Target] = [
     dependencies: ["GeoPipeClustering", "GeoPipeSpatialIndex", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeGeocodingTests", dependencies: ["GeoPipeGeocoding", "GeoPipeCore"],
+    name: "GeoPipeGeocodingTests",
+    dependencies: ["GeoPipeGeocoding", "GeoPipeSQLite", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests",

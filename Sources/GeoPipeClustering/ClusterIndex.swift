@@ -2,6 +2,9 @@ import Foundation
 import GeoPipeSpatialIndex
 
 /// Options of a cluster index, with supercluster's defaults.
+///
+/// The one home of those defaults (supercluster's `defaultOptions`): `ClusterOptions()` is what
+/// the `cluster` stage starts from and what its option table shows.
 public struct ClusterOptions: Sendable, Equatable {
   /// The lowest zoom with clusters.
   public var minZoom = 0
@@ -324,6 +327,10 @@ struct Entries {
 }
 
 /// supercluster's Web Mercator projection to [0, 1], in its order of operations.
+///
+/// Deliberately not GeoPipeMercator's `WebMercator`: cluster ids, memberships and centroids
+/// must match supercluster's to the last bit, so this keeps its exact arithmetic (no latitude
+/// clamp before the sine, `atan(exp)` for the inverse) rather than the shared projection's.
 public enum Projection {
   /// Longitude to x.
   public static func x(longitude: Double) -> Double { longitude / 360 + 0.5 }

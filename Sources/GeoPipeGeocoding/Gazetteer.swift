@@ -25,6 +25,14 @@ public final class Gazetteer {
     }
     do {
       database = try SQLiteDatabase(path: path, readOnly: true)
+      // The first read of a file that is not a database fails with SQLITE_NOTADB.
+      let tables = try database.scalarText(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
+      guard tables == "1" else {
+        throw GeoPipeError(
+          "\(path) is not a geopipe gazetteer: it is an SQLite database without geopipe's tables",
+          status: .dataError)
+      }
       let version = try database.scalarText(
         "SELECT value FROM meta WHERE key = 'schema_version'")
       guard let version else {
@@ -39,9 +47,7 @@ public final class Gazetteer {
       }
     } catch let error as SQLiteError {
       let reason =
-        error.message.contains("no such table")
-        ? "it is an SQLite database without geopipe's tables"
-        : error.message.contains("not a database") ? "it is not an SQLite database" : error.message
+        error.code == SQLiteError.notADatabase ? "it is not an SQLite database" : error.message
       throw GeoPipeError("\(path) is not a geopipe gazetteer: \(reason)", status: .dataError)
     }
   }

@@ -260,8 +260,7 @@ private struct Builder {
       meta["typo_index"] =
         "none (built with --no-typo-index: geocode and search find no typo matches)"
     }
-    progress("building the spatial index")
-    try database.execute(GazetteerSchema.spatialIndex)
+    try database.execute(GazetteerSchema.statistics)
     meta["schema_version"] = GazetteerSchema.version
     meta["built_at"] = ISO8601DateFormatter().string(from: Date())
     meta["sources"] = [sources.geonames, sources.admin1, sources.countries, sources.alternateNames]

@@ -11,7 +11,10 @@
 ///   by `--no-typo-index`) index the folded forms. Both are external-content FTS5 tables
 ///   that keep only which names hold a token (`detail = none`, no column sizes), all that
 ///   the lookups use.
-/// - `places_rtree`: an R*Tree over the points of populated places.
+///
+/// Reverse geocoding needs no table of its own: it loads the populated places into an
+/// in-memory kd-tree (`ReverseIndex`). Files built before that carry an unused `places_rtree`
+/// table, which readers ignore.
 enum GazetteerSchema {
   static let version = "1"
 
@@ -70,11 +73,6 @@ enum GazetteerSchema {
     INSERT INTO names_trigram (rowid, folded) SELECT id, folded FROM names ORDER BY id;
     """
 
-  /// The R*Tree over populated places, and the statistics of the query planner.
-  static let spatialIndex = """
-    CREATE VIRTUAL TABLE places_rtree USING rtree (id, min_lat, max_lat, min_lon, max_lon);
-    INSERT INTO places_rtree SELECT id, latitude, latitude, longitude, longitude
-      FROM places WHERE kind = 'place';
-    ANALYZE;
-    """
+  /// The statistics of the query planner.
+  static let statistics = "ANALYZE;"
 }

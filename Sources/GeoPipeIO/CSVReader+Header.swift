@@ -100,7 +100,7 @@ extension CSVReader {
     }
     options.diagnostics(
       ReadDiagnostic(
-        severity: "warning",
+        severity: .warning,
         message: "\(found), so the features have no geometry (columns considered: \(list)); "
           + "name the coordinate columns with --lat and --lon",
         location: buffer.location(of: index)))

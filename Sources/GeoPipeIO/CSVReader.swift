@@ -57,7 +57,7 @@ public final class CSVReader: FeatureSource {
         skippedCount += 1
         options.diagnostics(
           ReadDiagnostic(
-            severity: "warning", message: "skipped: \(error.message)", location: error.location,
+            severity: .warning, message: "skipped: \(error.message)", location: error.location,
             problem: error.problem ?? .structure))
       }
     }

@@ -330,7 +330,7 @@ public final class GeoJSONReader: FeatureSource {
     }
     options.diagnostics(
       ReadDiagnostic(
-        severity: "warning", message: "skipped: \(located.message)", location: located.location,
+        severity: .warning, message: "skipped: \(located.message)", location: located.location,
         problem: error.problem))
     skippedCount += 1
   }
@@ -350,6 +350,6 @@ public final class GeoJSONReader: FeatureSource {
 
   private func note(_ message: String, at index: Int) {
     options.diagnostics(
-      ReadDiagnostic(severity: "note", message: message, location: buffer.location(of: index)))
+      ReadDiagnostic(severity: .note, message: message, location: buffer.location(of: index)))
   }
 }

@@ -449,7 +449,7 @@ final class GeoJSONSplitter {
   private func note(at index: Int) {
     options.diagnostics(
       ReadDiagnostic(
-        severity: "note",
+        severity: .note,
         message: GeoJSONCRS.note(declared: options.declaredCRS),
         location: buffer.location(of: index)))
   }

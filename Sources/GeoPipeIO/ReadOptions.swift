@@ -20,8 +20,16 @@ public enum ErrorPolicy: String, CaseIterable, Sendable {
 
 /// A warning or note that a reader reports without stopping.
 public struct ReadDiagnostic: Sendable, CustomStringConvertible {
+  /// How much a diagnostic matters, spelt as it is printed.
+  public enum Severity: String, Sendable {
+    /// Something the user may want to know; the output is as asked.
+    case note
+    /// Something that probably needs the user's attention.
+    case warning
+  }
+
   /// `note` or `warning`.
-  public var severity: String
+  public var severity: Severity
   /// The message.
   public var message: String
   /// Where, if known.
@@ -31,7 +39,7 @@ public struct ReadDiagnostic: Sendable, CustomStringConvertible {
 
   /// Creates a diagnostic.
   public init(
-    severity: String, message: String, location: SourceLocation? = nil,
+    severity: Severity, message: String, location: SourceLocation? = nil,
     problem: InputProblem? = nil
   ) {
     self.severity = severity
@@ -42,7 +50,11 @@ public struct ReadDiagnostic: Sendable, CustomStringConvertible {
 
   /// `file:line:column: warning: message`.
   public var description: String {
-    if let location { "\(location): \(severity): \(message)" } else { "\(severity): \(message)" }
+    if let location {
+      "\(location): \(severity.rawValue): \(message)"
+    } else {
+      "\(severity.rawValue): \(message)"
+    }
   }
 }
 

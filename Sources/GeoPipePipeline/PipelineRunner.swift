@@ -122,7 +122,7 @@ private struct Graph {
         let count = reader.skippedCount
         context.diagnostics(
           ReadDiagnostic(
-            severity: "warning",
+            severity: .warning,
             message: "skipped \(count) bad feature\(count == 1 ? "" : "s") (--on-error skip) "
               + "in the read stage on line \(plan.steps[k].position.line)"))
       }

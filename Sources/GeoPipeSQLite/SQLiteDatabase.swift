@@ -1,12 +1,27 @@
 internal import CSQLite
 import Foundation
 
-/// An error from SQLite, with its own message.
+/// An error from SQLite, with its result codes and its own message.
+///
+/// Tell errors apart by `code` (`SQLiteError.notADatabase` ...), never by the message, whose
+/// wording SQLite does not promise.
 public struct SQLiteError: Error, Sendable, CustomStringConvertible {
-  /// SQLite's result code.
+  /// SQLite's primary result code (`SQLITE_NOTADB` ...).
   public var code: Int32
+  /// SQLite's extended result code (`sqlite3_extended_errcode`), whose low byte is `code`.
+  public var extendedCode: Int32
   /// SQLite's message (`sqlite3_errmsg`), with what was being done.
   public var message: String
+
+  /// `SQLITE_NOTADB`: the file is not an SQLite database (or is encrypted).
+  public static let notADatabase = SQLITE_NOTADB
+
+  /// Creates an error; `extendedCode` defaults to `code` when SQLite gave no finer one.
+  public init(code: Int32, extendedCode: Int32? = nil, message: String) {
+    self.code = code & 0xFF
+    self.extendedCode = extendedCode ?? code
+    self.message = message
+  }
 
   /// A sentence for the user.
   public var description: String { message }
@@ -30,9 +45,10 @@ public final class SQLiteDatabase {
     let status = sqlite3_open_v2(path, &handle, flags, nil)
     guard status == SQLITE_OK else {
       let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+      let extended = handle.map { sqlite3_extended_errcode($0) }
       sqlite3_close_v2(handle)
       handle = nil
-      throw SQLiteError(code: status, message: "\(path): \(message)")
+      throw SQLiteError(code: status, extendedCode: extended, message: "\(path): \(message)")
     }
   }
 
@@ -48,7 +64,9 @@ public final class SQLiteDatabase {
     guard status == SQLITE_OK else {
       let message = error.map { String(cString: $0) } ?? lastMessage
       sqlite3_free(error)
-      throw SQLiteError(code: status, message: "\(path): \(message)")
+      throw SQLiteError(
+        code: status, extendedCode: sqlite3_extended_errcode(handle),
+        message: "\(path): \(message)")
     }
   }
 
@@ -61,7 +79,9 @@ public final class SQLiteDatabase {
     var raw: OpaquePointer?
     let status = sqlite3_prepare_v2(handle, sql, -1, &raw, nil)
     guard status == SQLITE_OK, let raw else {
-      throw SQLiteError(code: status, message: "\(path): \(lastMessage) (in: \(sql))")
+      throw SQLiteError(
+        code: status, extendedCode: sqlite3_extended_errcode(handle),
+        message: "\(path): \(lastMessage) (in: \(sql))")
     }
     let statement = SQLiteStatement(raw, database: self)
     statements[sql] = statement
@@ -88,6 +108,7 @@ public final class SQLiteDatabase {
   }
 
   var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+  var lastExtendedCode: Int32 { sqlite3_extended_errcode(handle) }
 
   var rawHandle: OpaquePointer? { handle }
 }
@@ -135,7 +156,9 @@ public final class SQLiteStatement {
         }
       }
       guard status == SQLITE_OK else {
-        throw SQLiteError(code: status, message: "\(database.path): \(database.lastMessage)")
+        throw SQLiteError(
+          code: status, extendedCode: database.lastExtendedCode,
+          message: "\(database.path): \(database.lastMessage)")
       }
     }
     return self
@@ -148,7 +171,9 @@ public final class SQLiteStatement {
     case SQLITE_ROW: return true
     case SQLITE_DONE: return false
     default:
-      throw SQLiteError(code: status, message: "\(database.path): \(database.lastMessage)")
+      throw SQLiteError(
+        code: status, extendedCode: database.lastExtendedCode,
+        message: "\(database.path): \(database.lastMessage)")
     }
   }
 

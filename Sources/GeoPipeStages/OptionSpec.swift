@@ -24,6 +24,13 @@ public enum OptionKind: Sendable, Equatable {
   /// (`--set a=1 --set b=2`), a mapping in a pipeline file (`set: {a: 1, b: 2}`).
   case pairs
 
+  /// A choice of an enum's raw values, in its case order.
+  public static func choice<Choice: CaseIterable & RawRepresentable>(of type: Choice.Type)
+    -> OptionKind where Choice.RawValue == String
+  {
+    .choice(Choice.allCases.map(\.rawValue))
+  }
+
   /// The placeholder shown in help.
   public var placeholder: String {
     switch self {
@@ -170,6 +177,12 @@ public struct OptionValues: Sendable {
   /// A text, choice or path value.
   public func string(_ name: String) -> String? {
     if case .string(let text)? = values[name] { text } else { nil }
+  }
+
+  /// A choice value as the enum whose raw values are the choices (`OptionKind.choice(of:)`).
+  public func choice<Choice: RawRepresentable>(_ name: String, as type: Choice.Type) -> Choice?
+  where Choice.RawValue == String {
+    string(name).flatMap(Choice.init(rawValue:))
   }
 
   /// A whole-number value.

@@ -36,8 +36,8 @@ struct GazetteerCommand {
   static let discussion = """
     'gazetteer build' reads GeoNames dumps into one SQLite file: places, admin1 areas and
     countries with their names (primary, ASCII and alternate, folded for matching: no
-    diacritics, ø→o, ß→ss, lowercase), full-text and trigram indexes for forward geocoding and
-    an R*Tree for reverse geocoding. The file is written beside PATH and renamed over it only
+    diacritics, ø→o, ß→ss, lowercase) and the full-text and trigram indexes behind geocode and
+    search. The file is written beside PATH and renamed over it only
     when complete, so a failed or interrupted build leaves the previous gazetteer intact.
     Without PATH (or with --default) it writes the default gazetteer that geocode,
     reverse-geocode and search use when no --gazetteer is given: $GEOPIPE_GAZETTEER, else

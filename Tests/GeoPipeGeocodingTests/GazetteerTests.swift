@@ -1,5 +1,6 @@
 import Foundation
 import GeoPipeCore
+import GeoPipeSQLite
 import Testing
 
 @testable import GeoPipeGeocoding
@@ -111,6 +112,20 @@ import Testing
       try Gazetteer(path: text.path)
     } throws: { error in
       "\(error)".contains("is not a geopipe gazetteer: it is not an SQLite database")
+    }
+    #expect {
+      try SQLiteDatabase(path: text.path, readOnly: true)
+        .scalarText("SELECT count(*) FROM sqlite_master")
+    } throws: { error in
+      (error as? SQLiteError)?.code == SQLiteError.notADatabase
+    }
+    let other = folder.appendingPathComponent("other.sqlite")
+    try SQLiteDatabase(path: other.path, create: true).execute("CREATE TABLE t (x)")
+    #expect {
+      try Gazetteer(path: other.path)
+    } throws: { error in
+      "\(error)".contains(
+        "is not a geopipe gazetteer: it is an SQLite database without geopipe's tables")
     }
     let missing = folder.appendingPathComponent("missing.sqlite").path
     #expect {

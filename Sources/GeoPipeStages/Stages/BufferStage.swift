@@ -51,7 +51,7 @@ enum BufferStage {
             for (reason, count) in dropped {
               diagnostics(
                 ReadDiagnostic(
-                  severity: "note",
+                  severity: .note,
                   message: "buffer: dropped \(count) feature\(count == 1 ? "" : "s") \(reason)"))
             }
           },

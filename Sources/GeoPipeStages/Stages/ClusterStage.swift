@@ -63,24 +63,28 @@ final class ClusterStage: Stage {
         },
         help: "Write the items of tile Z/X/Y, with supercluster's radius/extent buffer."),
       OptionSpec(
-        "radius", .number, default: "40",
+        "radius", .number, default: Template.displayText(ClusterOptions().radius),
         validate: OptionBounds.number(0...65_536, excludingLower: true),
         help: "Cluster radius in pixels, above 0 and at most 65536."),
       OptionSpec(
-        "extent", .number, default: "512",
+        "extent", .number, default: Template.displayText(ClusterOptions().extent),
         validate: OptionBounds.number(0...65_536, excludingLower: true),
         help: "Tile extent that radius is relative to, above 0 and at most 65536."),
       OptionSpec(
-        "min-zoom", .integer, default: "0", validate: OptionBounds.integer(0...30),
+        "min-zoom", .integer, default: String(ClusterOptions().minZoom),
+        validate: OptionBounds.integer(0...30),
         help: "The lowest zoom with clusters, 0 to 30."),
       OptionSpec(
-        "max-zoom", .integer, default: "16", validate: OptionBounds.integer(0...30),
+        "max-zoom", .integer, default: String(ClusterOptions().maxZoom),
+        validate: OptionBounds.integer(0...30),
         help: "The highest zoom with clusters, 0 to 30."),
       OptionSpec(
-        "min-points", .integer, default: "2", validate: OptionBounds.integer(1...1_000_000),
+        "min-points", .integer, default: String(ClusterOptions().minPoints),
+        validate: OptionBounds.integer(1...1_000_000),
         help: "The fewest points in a cluster, 1 to 1000000."),
       OptionSpec(
-        "node-size", .integer, default: "64", validate: OptionBounds.integer(1...65_536),
+        "node-size", .integer, default: String(ClusterOptions().nodeSize),
+        validate: OptionBounds.integer(1...65_536),
         help: "The kd-tree leaf size, 1 to 65536."),
       OptionSpec(
         "exact-order", .flag,
@@ -91,7 +95,7 @@ final class ClusterStage: Stage {
         help: "Add aggregates to clusters: PROP:FUNC with FUNC sum, min, max, mean or count."),
       OptionSpec("count-by", .string, help: "Add PROP_counts: member counts per value of PROP."),
       OptionSpec(
-        "points", .choice(["only", "centroid"]), default: "only",
+        "points", .choice(of: NonPoints.self), default: NonPoints.only.rawValue,
         help: "only: other geometries than points are an error; centroid: use their centroid."),
       OptionSpec("children", .integer, help: "Write the children of this cluster."),
       OptionSpec("leaves", .integer, help: "Write the input points of this cluster."),
@@ -103,6 +107,14 @@ final class ClusterStage: Stage {
     ],
     role: .transform, buffersAll: true,
     make: { values, context in .stage(try ClusterStage(values, context: context)) })
+
+  /// What `--points` does with geometries other than points.
+  private enum NonPoints: String, CaseIterable {
+    /// They are an error.
+    case only
+    /// Their centroid stands for them.
+    case centroid
+  }
 
   private enum Query {
     case zoom(Double, BBox)
@@ -117,20 +129,21 @@ final class ClusterStage: Stage {
   private let options: ClusterOptions
   private let groupBy: String?
   private let aggregates: ClusterAggregates
-  private let centroids: Bool
+  private let nonPoints: NonPoints
   private let context: StageContext
   private var features: [Feature] = []
   private var coordinates: [(longitude: Double, latitude: Double)?] = []
   private var usage: PropertyUsage
 
   init(_ values: OptionValues, context: StageContext) throws {
+    // The option table's defaults are ClusterOptions' own; an absent value keeps them.
     var options = ClusterOptions()
-    options.radius = values.number("radius") ?? 40
-    options.extent = values.number("extent") ?? 512
-    options.minZoom = values.integer("min-zoom") ?? 0
-    options.maxZoom = values.integer("max-zoom") ?? 16
-    options.minPoints = values.integer("min-points") ?? 2
-    options.nodeSize = values.integer("node-size") ?? 64
+    if let radius = values.number("radius") { options.radius = radius }
+    if let extent = values.number("extent") { options.extent = extent }
+    if let minZoom = values.integer("min-zoom") { options.minZoom = minZoom }
+    if let maxZoom = values.integer("max-zoom") { options.maxZoom = maxZoom }
+    if let minPoints = values.integer("min-points") { options.minPoints = minPoints }
+    if let nodeSize = values.integer("node-size") { options.nodeSize = nodeSize }
     options.exactOrder = values.flag("exact-order")
     guard options.minZoom >= 0, options.maxZoom <= 30, options.minZoom <= options.maxZoom else {
       throw GeoPipeError.usage("zooms must satisfy 0 <= --min-zoom <= --max-zoom <= 30")
@@ -172,7 +185,7 @@ final class ClusterStage: Stage {
     groupBy = values.string("group-by")
     aggregates = try ClusterAggregates(
       values.list("aggregate") ?? [], countBy: values.string("count-by"))
-    centroids = values.string("points") == "centroid"
+    nonPoints = values.choice("points", as: NonPoints.self) ?? .only
     self.context = context
     usage = PropertyUsage(
       stage: "cluster",
@@ -188,7 +201,7 @@ final class ClusterStage: Stage {
     case .point(let p)?: point = (p.x, p.y)
     case nil: point = nil
     case let geometry?:
-      guard centroids else {
+      guard nonPoints == .centroid else {
         throw GeoPipeError(
           "cluster: feature \(index) is a \(geometry.typeName), not a Point; use --points "
             + "centroid to cluster other geometries by their centroid", status: .dataError)
@@ -204,7 +217,7 @@ final class ClusterStage: Stage {
     if missing > 0 {
       context.diagnostics(
         ReadDiagnostic(
-          severity: "note",
+          severity: .note,
           message:
             "cluster: \(missing) feature\(missing == 1 ? "" : "s") without geometry left out "
             + "(they still count in cluster ids, as in supercluster)"))

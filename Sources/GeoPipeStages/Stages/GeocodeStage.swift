@@ -76,7 +76,7 @@ final class GeocodeStage: Stage {
           return ValueProblem("expected a number from 0 to 1")
         }, help: "Treat a best match below this confidence (0 to 1) as no match."),
       OptionSpec(
-        "on-miss", .choice(["keep", "drop", "fail"]), default: "keep",
+        "on-miss", .choice(of: MissPolicy.self), default: MissPolicy.keep.rawValue,
         help: "Features without a match: keep them (match = none), drop them, or fail "
           + "(exit 65)."),
       PropertyUsage.strictOption,
@@ -107,7 +107,7 @@ final class GeocodeStage: Stage {
   private let options: SearchOptions
   private let prefix: String
   private let minimumConfidence: Double
-  private let onMiss: String
+  private let onMiss: MissPolicy
   private let report: @Sendable (ReadDiagnostic) -> Void
   private var index = 0
   private var misses = 0
@@ -128,7 +128,7 @@ final class GeocodeStage: Stage {
     options = try Self.searchOptions(values, geocoder: geocoder, limit: 1)
     prefix = values.string("prefix") ?? "geocode_"
     minimumConfidence = values.number("min-confidence") ?? 0
-    onMiss = values.string("on-miss") ?? "keep"
+    onMiss = values.choice("on-miss", as: MissPolicy.self) ?? .keep
     report = context.diagnostics
     usage = PropertyUsage(
       stage: "geocode", names: query.propertyNames, strict: values.flag("strict"))
@@ -189,10 +189,10 @@ final class GeocodeStage: Stage {
         if missExamples.count < 3 { missExamples.append("'\(text)'") }
       }
       switch onMiss {
-      case "drop": return
-      case "fail":
+      case .drop: return
+      case .fail:
         throw GeoPipeError("geocode: feature \(index): \(why)", status: .dataError)
-      default:
+      case .keep:
         var out = feature
         out[property: prefix + "match"] = .string("none")
         return try emit(out)
@@ -210,12 +210,12 @@ final class GeocodeStage: Stage {
 
   func finish(emit: Emit) throws {
     try usage.finish(report: report)
-    let outcome = onMiss == "drop" ? ", dropped (--on-miss drop)" : ", kept with match = none"
+    let outcome = onMiss == .drop ? ", dropped (--on-miss drop)" : ", kept with match = none"
     let of = "\(index) feature\(index == 1 ? "" : "s")"
     if misses > 0 {
       report(
         ReadDiagnostic(
-          severity: "warning",
+          severity: .warning,
           message: "geocode: \(misses) of \(of) had no match "
             + "(\(missExamples.joined(separator: ", "))\(misses > missExamples.count ? ", ..." : ""))"
             + outcome))
@@ -223,7 +223,7 @@ final class GeocodeStage: Stage {
     if weak > 0 {
       report(
         ReadDiagnostic(
-          severity: "warning",
+          severity: .warning,
           message: "geocode: \(weak) of \(of) had a best match below --min-confidence "
             + Template.text(of: .double(minimumConfidence)) + " ("
             + weakExamples.joined(separator: ", ") + (weak > weakExamples.count ? ", ..." : "")

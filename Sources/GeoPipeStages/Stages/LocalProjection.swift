@@ -1,13 +1,14 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeGeometry
+import GeoPipeMercator
 
 /// The planar coordinates a geometry stage measures metres or pixels in, for one feature.
 ///
 /// Metres use the feature's UTM zone (by the centre of its bounding box; UPS north of 84°N and
 /// south of 80°S), where a metre on the map is within 0.1% of a metre on the ground across the
-/// zone. Pixels use Web Mercator at a zoom, with 256-pixel tiles (the world is 256·2^zoom
-/// pixels wide).
+/// zone. Pixels use Web Mercator (`WebMercator`) at a zoom, with 256-pixel tiles (the world is
+/// 256·2^zoom pixels wide).
 enum LocalProjection {
   case utm(CoordinateTransformer)
   case webMercator(worldSize: Double)
@@ -69,16 +70,13 @@ enum LocalProjection {
 
   /// Web Mercator pixels at `world` pixels around (y grows southwards).
   static func mercator(lon: Double, lat: Double, world: Double) -> (Double, Double) {
-    let limit = 85.051_128_779_806_59
-    let phi = min(max(lat, -limit), limit) * .pi / 180
-    let s = sin(phi)
-    let y = 0.5 - log((1 + s) / (1 - s)) / (4 * .pi)
-    return ((lon + 180) / 360 * world, y * world)
+    let (x, y) = WebMercator.project(longitude: lon, latitude: lat)
+    return (x * world, y * world)
   }
 
+  /// Longitude and latitude of Web Mercator pixels at `world` pixels around.
   static func inverseMercator(x: Double, y: Double, world: Double) -> (Double, Double) {
-    let lon = x / world * 360 - 180
-    let lat = atan(sinh(.pi * (1 - 2 * y / world))) * 180 / .pi
+    let (lon, lat) = WebMercator.unproject(x: x / world, y: y / world)
     return (lon, lat)
   }
 }

@@ -58,7 +58,7 @@ struct PropertyUsage {
         message += "; did you mean '\(close)'?"
       }
       if strict { throw GeoPipeError(message, status: .dataError) }
-      report(ReadDiagnostic(severity: "warning", message: message))
+      report(ReadDiagnostic(severity: .warning, message: message))
     }
   }
 }

@@ -159,7 +159,7 @@ final class RenderStage: Stage {
     if withoutGeometry > 0 {
       report(
         ReadDiagnostic(
-          severity: "note",
+          severity: .note,
           message: "render: left out \(withoutGeometry) feature\(withoutGeometry == 1 ? "" : "s") "
             + "without geometry"))
     }

@@ -59,7 +59,7 @@ final class ReverseGeocodeStage: Stage {
         },
         help: "Add only these placemark properties (default: all of them)."),
       OptionSpec(
-        "on-miss", .choice(["keep", "drop", "fail"]), default: "keep",
+        "on-miss", .choice(of: MissPolicy.self), default: MissPolicy.keep.rawValue,
         help: "Unmatched features: keep them (match = none), drop them, or fail (exit 65)."),
     ],
     role: .transform,
@@ -71,7 +71,7 @@ final class ReverseGeocodeStage: Stage {
   private let countries: [String: String]
   private let maxDistance: Double?
   private let prefix: String
-  private let onMiss: String
+  private let onMiss: MissPolicy
   private let distanceKey: String?
   /// The placemark members to add (nil: all).
   private let keep: Set<String>?
@@ -104,7 +104,7 @@ final class ReverseGeocodeStage: Stage {
     index = ReverseIndex(places: places)
     maxDistance = values.string("max-distance").flatMap(Self.metres)
     prefix = values.string("prefix") ?? "geocode_"
-    onMiss = values.string("on-miss") ?? "keep"
+    onMiss = values.choice("on-miss", as: MissPolicy.self) ?? .keep
     let keep = values.list("fields").map { Set($0.map { $0.trimmingCharacters(in: .whitespaces) }) }
     self.keep = keep
     distanceKey =
@@ -123,8 +123,8 @@ final class ReverseGeocodeStage: Stage {
     else {
       noteMiss(feature.geometry)
       switch onMiss {
-      case "drop": return
-      case "fail":
+      case .drop: return
+      case .fail:
         throw GeoPipeError(
           "reverse-geocode: feature \(count) "
             + (feature.geometry.map {
@@ -135,7 +135,7 @@ final class ReverseGeocodeStage: Stage {
               }
             } ?? "has no geometry"),
           status: .dataError)
-      default:
+      case .keep:
         out[property: prefix + "match"] = .string("none")
         try emit(out)
         return
@@ -168,10 +168,10 @@ final class ReverseGeocodeStage: Stage {
         n == 1
         ? "1 \(kind)" : "\(n) " + (kind == "feature" ? "features" : "\(kind)s")
       let message =
-        onMiss == "drop"
+        onMiss == .drop
         ? "reverse-geocode: dropped \(what): \(reason)"
         : "reverse-geocode: \(what) kept with \(key("match")) = none: \(reason)"
-      report(ReadDiagnostic(severity: onMiss == "drop" ? "warning" : "note", message: message))
+      report(ReadDiagnostic(severity: onMiss == .drop ? .warning : .note, message: message))
     }
   }
 

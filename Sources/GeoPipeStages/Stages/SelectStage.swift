@@ -185,7 +185,7 @@ final class SelectStage: Stage {
       let others = Set(template.propertyNames).count > 1 ? " (or another that it names)" : ""
       context.diagnostics(
         ReadDiagnostic(
-          severity: "warning",
+          severity: .warning,
           message: "select --set \(key): the template's property '\(name)'\(others) is missing "
             + "or null in \(features); it was left empty"))
     }

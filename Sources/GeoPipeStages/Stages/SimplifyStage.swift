@@ -92,7 +92,7 @@ enum SimplifyStage {
         for (reason, count) in dropped.sorted(by: { $0.key < $1.key }) {
           diagnostics(
             ReadDiagnostic(
-              severity: "note",
+              severity: .note,
               message: "simplify: dropped \(count) feature\(count == 1 ? "" : "s") \(reason)"))
         }
       },

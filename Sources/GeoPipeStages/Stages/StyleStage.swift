@@ -182,7 +182,7 @@ final class StyleStage: Stage {
   }
 
   private func warn(_ message: String) {
-    report(ReadDiagnostic(severity: "warning", message: "style: \(message)"))
+    report(ReadDiagnostic(severity: .warning, message: "style: \(message)"))
   }
 
   /// `1 feature lacks` or `12 features lack`.

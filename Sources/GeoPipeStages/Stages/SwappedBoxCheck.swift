@@ -43,7 +43,7 @@ struct SwappedBoxCheck {
     let count = swappedMatches == 1 ? "1 feature" : "\(swappedMatches) features"
     report(
       ReadDiagnostic(
-        severity: "warning",
+        severity: .warning,
         message: "\(stage): no feature is in the box \(Self.text(box)); the box is W,S,E,N; "
           + "did you mean \(Self.text(swapped))? (\(count) would be in it)"))
   }

@@ -139,7 +139,7 @@ final class TilesStage: Stage {
     if withoutGeometry > 0 {
       report?(
         ReadDiagnostic(
-          severity: "note",
+          severity: .note,
           message: "tiles: left out \(withoutGeometry) feature\(withoutGeometry == 1 ? "" : "s") "
             + "without geometry"))
     }
