@@ -93,6 +93,7 @@ enum Help {
       "66 cannot open input, 73 cannot create output, 74 I/O error, 78 invalid pipeline file.",
       "",
       "See 'geopipe <command> --help' for a command's options; 'geopipe --version'.",
+      "'geopipe help --man [<command>]' prints a man page (geopipe help --man read | man -l -).",
     ]
     return lines.joined(separator: "\n") + "\n"
   }
