@@ -5,7 +5,19 @@ FUZZ_SECONDS ?= 60
 BIN := .build/debug/geopipe
 RELEASE_BIN := .build/release/geopipe
 
-.PHONY: all deps build release gazetteer demo test bench fuzz lint clean
+.PHONY: all deps build release static gazetteer demo test bench fuzz lint clean install uninstall \
+	deb check-install
+
+# Where `make install` puts geopipe; DESTDIR stages the tree for a package.
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR := $(DESTDIR)$(PREFIX)/bin
+DATADIR := $(DESTDIR)$(PREFIX)/share/geopipe
+DOCDIR := $(DESTDIR)$(PREFIX)/share/doc/geopipe
+MANDIR := $(DESTDIR)$(PREFIX)/share/man/man1
+BASHDIR := $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR := $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR := $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 all: build gazetteer
 
@@ -15,8 +27,12 @@ deps:
 build: deps
 	$(SWIFT) build
 
-release: deps
-	$(SWIFT) build -c release
+# Release builds link the Swift runtime statically: the binary needs nothing from the
+# toolchain at run time, only the system libraries (see `make deb` for the list).
+release: deps static
+
+static:
+	$(SWIFT) build -c release --static-swift-stdlib
 
 # The default gazetteer (GeoNames cities15000, shipped in Data/geonames) that geocode,
 # reverse-geocode and search use when no --gazetteer is given.
@@ -45,6 +61,39 @@ bench: release
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The binary, the default gazetteer's GeoNames files and the Natural Earth basemap (with
+# their licences), man pages and bash, zsh and fish completions. The binary finds its data in
+# ../share/geopipe beside itself.
+install: static
+	install -d $(BINDIR) $(DATADIR) $(DOCDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 755 $(RELEASE_BIN) $(BINDIR)/geopipe
+	cp -R Data/geonames Data/naturalearth $(DATADIR)/
+	chmod -R u=rwX,go=rX $(DATADIR)
+	install -m 644 README.md LICENSE docs/*.md $(DOCDIR)/
+	$(RELEASE_BIN) help --man > $(MANDIR)/geopipe.1
+	for command in $$($(RELEASE_BIN) --help | sed -n '/^COMMANDS:/,/^$$/p' \
+	    | awk 'NF && $$1 != "COMMANDS:" {print $$1}'); do \
+	  $(RELEASE_BIN) help --man $$command > $(MANDIR)/geopipe-$$command.1 || exit 1; \
+	done
+	$(RELEASE_BIN) completions bash > $(BASHDIR)/geopipe
+	$(RELEASE_BIN) completions zsh > $(ZSHDIR)/_geopipe
+	$(RELEASE_BIN) completions fish > $(FISHDIR)/geopipe.fish
+
+uninstall:
+	rm -f $(BINDIR)/geopipe $(MANDIR)/geopipe.1 $(MANDIR)/geopipe-*.1 $(BASHDIR)/geopipe \
+	  $(ZSHDIR)/_geopipe $(FISHDIR)/geopipe.fish
+	rm -rf $(DATADIR) $(DOCDIR)
+
+# A Debian package of the installed tree, in .build/deb; Depends lists the packages of the
+# shared libraries the binary links.
+deb: static
+	Scripts/make-deb.sh
+
+# Installs into a temporary prefix and a Debian package into a scratch root, and runs both
+# from another folder with the source tree out of reach (a release build: a few minutes).
+check-install:
+	Scripts/test-install.sh
 
 lint:
 	$(SWIFT) format lint --strict -r Sources Tests

@@ -25,7 +25,9 @@ struct GazetteerCommand {
         + "(for dumps as large as allCountries); geocode and search then find no typos."),
     OptionSpec(
       "default", .flag,
-      help: "Build the default gazetteer from the GeoNames files shipped in Data/geonames."),
+      help: "Build the default gazetteer from the GeoNames files shipped with geopipe "
+        + "(share/geopipe/geonames beside the binary, Data/geonames in a checkout, or "
+        + "$GEOPIPE_DATA/geonames)."),
   ]
 
   static let infoOptions: [OptionSpec] = [
@@ -66,14 +68,15 @@ struct GazetteerCommand {
       ])
   }
 
-  /// The folder of the GeoNames files shipped with the source: `$GEOPIPE_DATA/geonames`, else
-  /// `Data/geonames` in the checkout this binary was built from.
-  static var shippedData: String {
-    if let data = ProcessInfo.processInfo.environment["GEOPIPE_DATA"], !data.isEmpty {
-      return data + "/geonames"
+  /// The folder of the GeoNames files shipped with geopipe (see `DataDirectory`).
+  static func shippedData() throws -> String {
+    guard let data = DataDirectory.find() else {
+      throw GeoPipeError(
+        "cannot find the GeoNames files of the default gazetteer: looked in "
+          + DataDirectory.searched + "; set GEOPIPE_DATA to the folder holding geonames/",
+        status: .noInput)
     }
-    return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent().appendingPathComponent("Data/geonames").path
+    return data + "/geonames"
   }
 
   func run() -> Int32 {
@@ -111,7 +114,7 @@ struct GazetteerCommand {
       guard values.string("geonames") == nil else {
         throw GeoPipeError.usage("--default reads the shipped GeoNames files; leave out --geonames")
       }
-      let data = Self.shippedData
+      let data = try Self.shippedData()
       sources = GazetteerSources(
         geonames: data + "/cities15000.txt.gz", admin1: data + "/admin1CodesASCII.txt.gz",
         countries: data + "/countryInfo.txt.gz")

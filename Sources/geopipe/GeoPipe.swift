@@ -26,7 +26,14 @@ enum GeoPipe {
         print(StageReference.markdown(), terminator: "")
         return 0
       }
+      if words.count > 1 && words[1] == "--man" {
+        let command = words.count > 2 ? words[2] : nil
+        guard let page = Manual.page(for: command) else { return unknownCommand(words[2]) }
+        print(page, terminator: "")
+        return 0
+      }
       if words.count > 1 {
+        if words[1] == "completions" { return Completions.run(["--help"]) }
         if words[1] == "gazetteer" { return GazetteerCommand(words: ["--help"]).run() }
         if words[1] == "validate" { return ValidateCommand(words: ["--help"]).run() }
         if words[1] == "camera" { return CameraCommand(words: ["--help"]).run() }
@@ -44,6 +51,7 @@ enum GeoPipe {
     default:
       break
     }
+    if first == "completions" { return Completions.run(Array(words.dropFirst())) }
     if first == "gazetteer" { return GazetteerCommand(words: Array(words.dropFirst())).run() }
     if first == "validate" { return ValidateCommand(words: Array(words.dropFirst())).run() }
     if first == "camera" { return CameraCommand(words: Array(words.dropFirst())).run() }
@@ -55,7 +63,9 @@ enum GeoPipe {
   }
 
   static let commandNames =
-    StageRegistry.all.map(\.name) + ["convert", "run", "check", "gazetteer", "validate", "camera"]
+    StageRegistry.all.map(\.name) + [
+      "convert", "run", "check", "gazetteer", "validate", "camera", "completions",
+    ]
 
   static func unknownCommand(_ name: String) -> Int32 {
     let hint =

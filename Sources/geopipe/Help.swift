@@ -19,6 +19,56 @@ enum Help {
         + " direction they were read in, so the next command sees them as written)."),
   ]
 
+  /// Every command with its one-line abstract, in the order the overview lists them.
+  static var commands: [(name: String, abstract: String)] {
+    var commands = [
+      ("run", PipelineCommand.abstracts["run"] ?? ""),
+      ("check", PipelineCommand.abstracts["check"] ?? ""),
+    ]
+    commands += StageRegistry.all.map { ($0.name, $0.abstract) }
+    commands.insert(("convert", "Convert a file to another format (read + write)."), at: 4)
+    commands.append(("validate", ValidateCommand.abstract))
+    commands.append(("gazetteer", GazetteerCommand.abstract))
+    commands.append(("camera", CameraCommand.abstract))
+    commands.append(("completions", Completions.abstract))
+    return commands
+  }
+
+  /// The options a command takes, as its help groups them; nil for an unknown command.
+  static func groups(for name: String) -> [(title: String, options: [OptionSpec])]? {
+    switch name {
+    case "convert": return Command.convertGroups
+    case "run", "check": return PipelineCommand.options(for: name)
+    case "validate":
+      return [
+        ("OPTIONS", ValidateCommand.options), ("INPUT OPTIONS", ValidateCommand.inputOptions),
+        ("GLOBAL OPTIONS", ValidateCommand.globalOptions),
+      ]
+    case "gazetteer":
+      return [
+        ("BUILD OPTIONS", GazetteerCommand.buildOptions + GazetteerCommand.infoOptions),
+        ("GLOBAL OPTIONS", globalOptions),
+      ]
+    case "camera": return [("OPTIONS", CameraCommand.options), ("GLOBAL OPTIONS", globalOptions)]
+    case "completions": return [("OPTIONS", Completions.options)]
+    default: return StageRegistry.definition(named: name).map { Command.groups(for: $0) }
+    }
+  }
+
+  /// The help a command prints for `--help`; nil for an unknown command.
+  static func text(for name: String) -> String? {
+    switch name {
+    case "gazetteer": return GazetteerCommand(words: []).help()
+    case "validate": return ValidateCommand(words: []).help()
+    case "camera": return CameraCommand(words: []).help()
+    case "completions": return Completions.help()
+    case "run", "check": return PipelineCommand(name: name, words: []).help()
+    default:
+      guard name == "convert" || StageRegistry.definition(named: name) != nil else { return nil }
+      return Command(name: name, words: []).help()
+    }
+  }
+
   static func overview() -> String {
     var lines = [
       "OVERVIEW: Geospatial data pipelines: read, filter, transform and write map features.",
@@ -28,15 +78,7 @@ enum Help {
       "",
       "COMMANDS:",
     ]
-    var commands = [
-      ("run", PipelineCommand.abstracts["run"] ?? ""),
-      ("check", PipelineCommand.abstracts["check"] ?? ""),
-    ]
-    commands += StageRegistry.all.map { ($0.name, $0.abstract) }
-    commands.insert(("convert", "Convert a file to another format (read + write)."), at: 4)
-    commands.append(("validate", ValidateCommand.abstract))
-    commands.append(("gazetteer", "Build a local gazetteer from GeoNames dumps, or describe one."))
-    commands.append(("camera", CameraCommand.abstract))
+    let commands = Self.commands
     let width = commands.map(\.0.count).max() ?? 0
     for (name, abstract) in commands {
       lines.append("  " + name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + abstract)
@@ -51,6 +93,7 @@ enum Help {
       "66 cannot open input, 73 cannot create output, 74 I/O error, 78 invalid pipeline file.",
       "",
       "See 'geopipe <command> --help' for a command's options; 'geopipe --version'.",
+      "'geopipe help --man [<command>]' prints a man page (geopipe help --man read | man -l -).",
     ]
     return lines.joined(separator: "\n") + "\n"
   }
