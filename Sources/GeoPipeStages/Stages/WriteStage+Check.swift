@@ -6,14 +6,7 @@ extension WriteStage {
   /// format cannot be told, or GeoJSON in a CRS other than WGS84 without `allow-non-wgs84`.
   @Sendable static func checkValues(_ values: OptionValues) -> OptionProblem? {
     let path = values.string("path") ?? "-"
-    let format: OutputFormat
-    if let given = values.string("output-format"), let chosen = OutputFormat(rawValue: given) {
-      format = chosen
-    } else if let inferred = OutputFormat.inferred(from: path) {
-      format = inferred.format
-    } else if path == "-" {
-      format = .geojson
-    } else {
+    guard let (format, _) = outputFormat(path: path, values: values) else {
       let formats = OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
       return OptionProblem(
         option: "path",

@@ -92,6 +92,19 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     writer = try WriteStage.makeWriter(path: path, values: values, threads: threads, crs: crs)
   }
 
+  /// The output format: `--output-format` unless auto, else the path's extension (and whether
+  /// it asks for RFC 8142 record separators), else GeoJSON for standard output; nil when the
+  /// extension tells nothing.
+  static func outputFormat(path: String, values: OptionValues) -> (OutputFormat, rs: Bool)? {
+    if let given = values.string("output-format"), given != "auto",
+      let chosen = OutputFormat(rawValue: given)
+    {
+      return (chosen, false)
+    }
+    if let inferred = OutputFormat.inferred(from: path) { return (inferred.format, inferred.rs) }
+    return path == "-" ? (.geojson, false) : nil
+  }
+
   /// Opens an output as the options say, for coordinates in `crs` (nil for WGS84).
   static func makeWriter(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil)
     throws -> any FeatureWriter
@@ -107,21 +120,12 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.csv.columns = values.list("columns")
     options.csv.geometryFormat =
       CSVGeometryFormat(rawValue: values.string("geometry-format") ?? "auto") ?? .auto
-    var format: OutputFormat
-    if let given = values.string("output-format"), given != "auto",
-      let chosen = OutputFormat(rawValue: given)
-    {
-      format = chosen
-    } else if let inferred = OutputFormat.inferred(from: path) {
-      format = inferred.format
-      if inferred.rs { options.recordSeparator = true }
-    } else if path == "-" {
-      format = .geojson
-    } else {
+    guard let (format, rs) = outputFormat(path: path, values: values) else {
       throw GeoPipeError.usage(
         "cannot tell the output format of '\(path)' from its extension: use --output-format "
           + "(geojson, geojsonseq, csv or kml)")
     }
+    if rs { options.recordSeparator = true }
     if path.lowercased().hasSuffix(".tsv") || path.lowercased().hasSuffix(".tsv.gz") {
       options.csv.delimiter = 0x09
     }
