@@ -15,8 +15,8 @@ final class TilesStage: Stage {
       leaf directories when needed) when it ends in .pmtiles. Lines and polygons are clipped
       to each tile plus --buffer tile units (each zoom's pieces cut from the zoom above's, so a
       feature reaches only the tiles it touches; a tile inside a polygon gets the whole tile),
-      simplified by --simplification tile units, and polygons made valid after rounding;
-      points go into their tile and the buffers of the tiles beside them, across the
+      simplified by --simplification tile units, and polygons made valid after rounding (a
+      polygon whose rings cross themselves is made valid by GEOS before it is cut); points go into their tile and the buffers of the tiles beside them, across the
       antimeridian too. No feature is dropped: every tile holds all of its features (features
       without geometry, which no tile can hold, are counted in a note). A
       feature's "tippecanoe": {"minzoom", "maxzoom"} member (written by 'cluster --all-zooms')
