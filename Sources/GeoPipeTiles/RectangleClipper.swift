@@ -189,10 +189,17 @@ struct Frame {
   let width: Double
   let height: Double
 
+  /// The corners in the order of their positions along the edge.
+  let corners: [(position: Double, x: Double, y: Double)]
+
   init(_ box: BBox) {
     self.box = box
     width = box.east - box.west
     height = box.north - box.south
+    corners = [
+      (0, box.west, box.south), (width, box.east, box.south),
+      (width + height, box.east, box.north), (2 * width + height, box.west, box.north),
+    ]
   }
 
   var perimeter: Double { 2 * (width + height) }
@@ -200,14 +207,6 @@ struct Frame {
   /// The box as a ring, wound positive.
   var boxRing: [Double] {
     [box.west, box.south, box.east, box.south, box.east, box.north, box.west, box.north]
-  }
-
-  /// The corners in the order of their positions along the edge.
-  var corners: [(position: Double, x: Double, y: Double)] {
-    [
-      (0, box.west, box.south), (width, box.east, box.south),
-      (width + height, box.east, box.north), (2 * width + height, box.west, box.north),
-    ]
   }
 
   /// The distance along the edge of a point that lies on it.
@@ -351,15 +350,14 @@ struct Frame {
     var distance = to - from
     if distance < 0 { distance += p }
     guard distance > 0 else { return }
-    let cornerList = corners
     // The first corner after `from`, then on round the box.
-    var k = cornerList.firstIndex { $0.position > from } ?? 0
+    var k = corners.firstIndex { $0.position > from } ?? 0
     for _ in 0..<4 {
-      var d = cornerList[k].position - from
+      var d = corners[k].position - from
       if d <= 0 { d += p }
       guard d < distance else { return }
-      ring.append(cornerList[k].x)
-      ring.append(cornerList[k].y)
+      ring.append(corners[k].x)
+      ring.append(corners[k].y)
       k = (k + 1) % 4
     }
   }
