@@ -33,17 +33,19 @@ public enum StageRegistry {
   /// Options every command reading standard input also takes.
   public static var standardInputOptions: [OptionSpec] { ReadStage.inputOptions }
 
-  /// The CSV reading options.
-  public static var csvInputOptions: [OptionSpec] { ReadStage.csvOptions }
+  /// The options of reading a file: CSV's and those the other formats add.
+  public static var csvInputOptions: [OptionSpec] { ReadStage.fileOptions }
 
   /// The writer options (shared by `write` and `convert`).
   public static var outputOptions: [OptionSpec] { WriteStage.outputOptions }
 
-  /// Opens an input as `read` would, from parsed option values.
-  public static func openInput(_ path: String, values: OptionValues, context: StageContext) throws
-    -> any FeatureReader
-  {
-    try ReadStage.open(path, values: values, context: context)
+  /// Opens an input as `read` would, from parsed option values; `layer` and `bbox` are those of
+  /// `read` (and `convert`), not another stage's.
+  public static func openInput(
+    _ path: String, values: OptionValues, context: StageContext, layer: String? = nil,
+    bbox: BBox? = nil
+  ) throws -> any FeatureReader {
+    try ReadStage.open(path, values: values, context: context, layer: layer, bbox: bbox)
   }
 
   /// Creates a writer as `write` would.

@@ -162,7 +162,8 @@ struct Command {
         if definition.role != .sink { stdoutWriter = try Self.standardOutputWriter(values) }
       } else {
         reader = try StageRegistry.openInput(
-          values.string("input") ?? "-", values: values, context: context)
+          values.string("input") ?? "-", values: values, context: context,
+          layer: values.string("layer"), bbox: values.bbox("bbox"))
         stages.append(
           try StageRegistry.makeWriter(
             path: values.string("output") ?? "-", values: values, threads: Command.threads))

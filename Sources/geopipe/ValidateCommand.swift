@@ -38,7 +38,7 @@ struct ValidateCommand {
   static let inputOptions: [OptionSpec] =
     [
       OptionSpec(
-        "input-format", .choice(["auto"] + InputFormat.allCases.map(\.rawValue)),
+        "input-format", .choice(["auto"] + Formats.readable.map(\.name)),
         default: "auto", help: "The input format; by default detected from the first bytes."),
       OptionSpec(
         "crs", .string,
@@ -169,7 +169,7 @@ struct ValidateCommand {
     options.fix = values.flag("fix")
     options.geographic = values.string("crs") == nil
     if let format = values.string("input-format"), format != "auto" {
-      options.format = InputFormat(rawValue: format)
+      options.format = Formats.named(format)
     }
     options.csv.latitudeColumn = values.string("lat")
     options.csv.longitudeColumn = values.string("lon")
