@@ -54,6 +54,7 @@ var targets: [Target] = [
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
       "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
+      "GeoPipeSpatialIndex",
     ],
     swiftSettings: fast),
   .target(
