@@ -166,6 +166,9 @@ public struct OptionValues: Sendable {
   /// Sets a value.
   public mutating func set(_ name: String, _ value: OptionValue) { values[name] = value }
 
+  /// Removes a value.
+  public mutating func remove(_ name: String) { values[name] = nil }
+
   /// Whether the option has a value (given or defaulted).
   public func has(_ name: String) -> Bool { values[name] != nil }
 

@@ -144,40 +144,23 @@ struct Command {
     }
     var stdoutWriter: GeoJSONSeqWriter?
     do {
-      var stages: [any Stage] = []
-      let reader: any FeatureReader
-      if let definition {
-        if definition.role == .source {
-          reader = try Self.reader(from: definition.make(values, context), name: name)
+      let plan =
+        if let definition {
+          StageRegistry.commandPlan(definition, values: values)
         } else {
-          let path = definition.pathIsInput ? (values.string("path") ?? "-") : "-"
-          var inputValues = values
-          if let option = definition.inputCRSOption, let crs = values.string(option) {
-            inputValues.set("crs", .string(crs))
-            inputValues.set("keep-crs", .flag(true))
-          }
-          reader = try StageRegistry.openInput(path, values: inputValues, context: context)
-          stages.append(try Self.stage(from: definition.make(values, context), name: name))
+          StageRegistry.convertPlan(
+            input: values.string("input") ?? "-", output: values.string("output") ?? "-",
+            values: values)
         }
-        if definition.role != .sink { stdoutWriter = try Self.standardOutputWriter(values) }
-      } else {
-        reader = try StageRegistry.openInput(
-          values.string("input") ?? "-", values: values, context: context)
-        stages.append(
-          try StageRegistry.makeWriter(
-            path: values.string("output") ?? "-", values: values, threads: Command.threads))
-      }
+      let runner = try PlanRunner(plan, context: context)
+      if plan.standardOutput != nil { stdoutWriter = try Self.standardOutputWriter(values) }
       progress?.start()
       let writer = stdoutWriter
-      try Runner.run(
-        source: reader, stages: stages, counters: counters,
-        sink: { feature in try writer?.write(feature) })
+      let result = try runner.run(standardOutput: { feature in try writer?.write(feature) })
       try stdoutWriter?.finish()
       progress?.stop()
-      if reader.skippedCount > 0 && !quiet {
-        Terminal.printError(
-          "warning: skipped \(reader.skippedCount) bad feature\(reader.skippedCount == 1 ? "" : "s") (--on-error skip)"
-        )
+      if !quiet {
+        for warning in result.warnings { Terminal.printError(warning.description) }
       }
       return 0
     } catch is BrokenPipe {
@@ -221,24 +204,6 @@ struct Command {
     options.rewind = values.flag("rewind")
     options.threads = Command.threads
     return GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
-  }
-
-  /// The reader a source stage built.
-  private static func reader(from instance: StageInstance, name: String) throws -> any FeatureReader
-  {
-    guard case .source(let reader) = instance else { throw misbuilt(name) }
-    return reader
-  }
-
-  /// The stage a transform or sink built.
-  private static func stage(from instance: StageInstance, name: String) throws -> any Stage {
-    guard case .stage(let stage) = instance else { throw misbuilt(name) }
-    return stage
-  }
-
-  private static func misbuilt(_ name: String) -> GeoPipeError {
-    GeoPipeError(
-      "internal error: stage '\(name)' built something its role does not allow", status: .ioError)
   }
 
   /// Ends a stream on standard output with an error record, so that a geopipe stage reading it

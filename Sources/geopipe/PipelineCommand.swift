@@ -187,13 +187,14 @@ struct PipelineCommand {
       if streamsFeatures { writer = try Command.standardOutputWriter(values) }
       progress?.start()
       let output = writer
-      let received = try PipelineRunner.run(
-        plan, context: context, counters: counters,
+      let result = try PlanRunner.run(
+        plan.stagePlan, context: context,
         standardOutput: output.map { out in { try out.write($0) } })
       try writer?.finish()
       progress?.stop()
       if !quiet {
-        for (step, count) in zip(plan.steps, received)
+        for warning in result.warnings { Terminal.printError(warning.description) }
+        for (step, count) in zip(plan.steps, result.received)
         where step.definition.role == .sink && !step.definition.pathIsInput {
           guard let path = step.values.string("path"), path != "-" else { continue }
           Terminal.printError("wrote \(path): \(count) feature\(count == 1 ? "" : "s")")
