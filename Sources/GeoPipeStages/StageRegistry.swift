@@ -45,8 +45,7 @@ public enum StageRegistry {
   ///
   /// When the stage's input CRS is given (`write --crs`, `reproject --from`), the input is
   /// read in that CRS as it is (no range checks, no reprojection).
-  public static func commandPlan(_ definition: StageDefinition, values: OptionValues) -> StagePlan
-  {
+  public static func commandPlan(_ definition: StageDefinition, values: OptionValues) -> StagePlan {
     if definition.role == .source {
       return StagePlan(
         steps: [StagePlan.Step(definition: definition, values: values, inputs: [])],
@@ -66,8 +65,7 @@ public enum StageRegistry {
   }
 
   /// The plan of `convert IN OUT`: `read IN` into `write OUT`, with the options of both.
-  public static func convertPlan(input: String, output: String, values: OptionValues) -> StagePlan
-  {
+  public static func convertPlan(input: String, output: String, values: OptionValues) -> StagePlan {
     var read = values
     read.set("path", .string(input))
     // The writer is told the CRS by the plan: the declared one when --keep-crs kept it.
