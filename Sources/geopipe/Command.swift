@@ -6,7 +6,8 @@ import GeoPipeStages
 /// One run of a subcommand: parses its words, wires source, stages and output, and runs.
 struct Command {
   let name: String
-  let words: [String]
+  /// The stage, or nil for `convert`.
+  let definition: StageDefinition?
 
   /// The option groups of a stage's subcommand, as shown in help and accepted by the parser.
   static func groups(for definition: StageDefinition) -> [(title: String, options: [OptionSpec])] {
@@ -72,41 +73,37 @@ struct Command {
     return max(1, ProcessInfo.processInfo.activeProcessorCount)
   }
 
-  func help() -> String {
-    if name == "convert" {
-      return Help.command(
-        name: "convert", abstract: "Convert a file to another format (read + write).",
-        discussion: Self.convertDiscussion, examples: Self.convertExamples,
-        groups: Self.convertGroups)
-    }
-    guard let definition = StageRegistry.definition(named: name) else { return Help.overview() }
-    return Help.command(
-      name: name, abstract: definition.abstract, discussion: definition.discussion,
-      examples: definition.examples, groups: Self.groups(for: definition),
-      buffersAll: definition.buffersAll)
+  /// The table entry of a stage's subcommand.
+  static func entry(for definition: StageDefinition) -> CommandEntry {
+    CommandEntry(
+      name: definition.name, abstract: definition.abstract, discussion: definition.discussion,
+      examples: definition.examples, groups: groups(for: definition),
+      buffersAll: definition.buffersAll,
+      usageError: { error, _ in
+        usageError(error, name: definition.name, streamsFeatures: definition.role != .sink)
+      },
+      run: { _, values in Command(name: definition.name, definition: definition).run(values) })
   }
 
-  /// Runs the command and returns its exit status.
-  func run() -> Int32 {
-    if words.contains("--help") || words.contains("-h") {
-      print(help(), terminator: "")
-      return 0
-    }
-    let groups: [(title: String, options: [OptionSpec])]
-    let definition = StageRegistry.definition(named: name)
-    if let definition { groups = Self.groups(for: definition) } else { groups = Self.convertGroups }
-    let parser = ArgumentParser(options: groups.flatMap(\.options))
-    let values: OptionValues
-    do {
-      values = try parser.parse(words.map { $0 == "-q" ? "--quiet" : $0 })
-    } catch {
-      let failure = error as? GeoPipeError ?? GeoPipeError.usage("\(error)")
-      Terminal.printError(failure.description)
-      Terminal.printError("usage: see 'geopipe \(name) --help'")
-      Self.endOutput(
-        nil, with: failure, streamsFeatures: definition.map { $0.role != .sink } ?? false)
-      return failure.status.rawValue
-    }
+  /// The table entry of `convert`.
+  static let convertEntry = CommandEntry(
+    name: "convert", abstract: "Convert a file to another format (read + write).",
+    discussion: convertDiscussion, examples: convertExamples, groups: convertGroups,
+    usageError: { error, _ in usageError(error, name: "convert", streamsFeatures: false) },
+    run: { _, values in Command(name: "convert", definition: nil).run(values) })
+
+  /// Reports words that do not parse, ending a feature stream with an error record.
+  private static func usageError(_ error: GeoPipeError, name: String, streamsFeatures: Bool)
+    -> Int32
+  {
+    Terminal.printError(error.description)
+    Terminal.printError("usage: see 'geopipe \(name) --help'")
+    endOutput(nil, with: error, streamsFeatures: streamsFeatures)
+    return error.status.rawValue
+  }
+
+  /// Runs the command on its parsed options and returns its exit status.
+  func run(_ values: OptionValues) -> Int32 {
     let quiet = values.flag("quiet")
     // Sources and transforms stream features to standard output; so does a sink whose output
     // path is `-` (`write -`, `convert IN -`).

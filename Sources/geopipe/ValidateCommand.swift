@@ -5,8 +5,7 @@ import GeoPipeStages
 import GeoPipeValidation
 
 /// `geopipe validate FILE...`: the CI gate for datasets.
-struct ValidateCommand {
-  let words: [String]
+enum ValidateCommand {
 
   static let abstract = "Check datasets and report every problem (exit 1 on errors): the CI gate."
 
@@ -75,68 +74,38 @@ struct ValidateCommand {
     "geopipe validate --fix parcels.geojson",
   ]
 
-  func help() -> String {
-    Help.command(
-      name: "validate", abstract: Self.abstract, discussion: Self.discussion,
-      examples: Self.examples,
-      groups: [
-        ("OPTIONS", Self.options), ("INPUT OPTIONS", Self.inputOptions),
-        ("GLOBAL OPTIONS", Self.globalOptions),
-      ])
-  }
+  static let entry = CommandEntry(
+    name: "validate", abstract: abstract, discussion: discussion, examples: examples,
+    groups: [
+      ("OPTIONS", options), ("INPUT OPTIONS", inputOptions), ("GLOBAL OPTIONS", globalOptions),
+    ],
+    parse: parse, run: { _, values in run(values) })
 
-  func run() -> Int32 {
-    if words.contains("--help") || words.contains("-h") {
-      print(help(), terminator: "")
-      return 0
-    }
-    let paths: [String]
-    let values: OptionValues
+  static func run(_ values: OptionValues) -> Int32 {
     let options: ValidationOptions
-    let format: ReportFormat
     do {
-      (paths, values) = try parse()
       options = try Self.validationOptions(values)
-      format = ReportFormat(rawValue: values.string("format") ?? "text") ?? .text
     } catch {
       let failure = error as? GeoPipeError ?? GeoPipeError.usage("\(error)")
-      Terminal.printError(failure.description)
-      if failure.status == .usage { Terminal.printError("usage: see 'geopipe validate --help'") }
+      CommandEntry.printUsageError(failure, command: "validate")
       return failure.status.rawValue
     }
-    return validate(paths, options: options, format: format, values: values)
+    let format = values.choice("format", as: ReportFormat.self) ?? .text
+    return validate(values.list("path") ?? [], options: options, format: format, values: values)
   }
 
-  /// Splits the words into file paths and options (several paths are allowed).
-  private func parse() throws -> ([String], OptionValues) {
-    let specs = Self.options + Self.inputOptions + Self.globalOptions
-    var optionWords: [String] = []
-    var paths: [String] = []
-    var k = 0
-    var onlyPaths = false
-    while k < words.count {
-      let word = words[k] == "-q" ? "--quiet" : words[k]
-      k += 1
-      if onlyPaths || !word.hasPrefix("-") || word == "-" {
-        paths.append(word)
-        continue
+  /// Parses the words: any number of paths among the options.
+  private static func parse(_ words: [String], _ specs: [OptionSpec]) throws -> OptionValues {
+    let values = try ArgumentParser(
+      options: specs.map { spec in
+        guard spec.isPositional else { return spec }
+        var paths = spec
+        paths.isVariadic = true
+        paths.isRequired = false
+        return paths
       }
-      if word == "--" {
-        onlyPaths = true
-        continue
-      }
-      optionWords.append(word)
-      let name = String(word.dropFirst(2))
-      if !name.contains("="), let spec = specs.first(where: { $0.name == name }),
-        spec.kind != .flag, k < words.count
-      {
-        optionWords.append(words[k])
-        k += 1
-      }
-    }
-    let parser = ArgumentParser(options: specs.filter { !$0.isPositional })
-    let values = try parser.parse(optionWords)
-    guard !paths.isEmpty else {
+    ).parse(words)
+    guard let paths = values.list("path"), !paths.isEmpty else {
       throw GeoPipeError.usage("missing PATH: name the files to validate")
     }
     if values.flag("fix"), paths.contains("-") {
@@ -145,7 +114,7 @@ struct ValidateCommand {
     if let limit = values.integer("max-findings"), limit < 1 {
       throw GeoPipeError.usage("--max-findings must be at least 1")
     }
-    return (paths, values)
+    return values
   }
 
   static func validationOptions(_ values: OptionValues) throws -> ValidationOptions {
@@ -184,7 +153,7 @@ struct ValidateCommand {
     return options
   }
 
-  private func validate(
+  private static func validate(
     _ paths: [String], options: ValidationOptions, format: ReportFormat, values: OptionValues
   ) -> Int32 {
     let quiet = values.flag("quiet")
@@ -223,7 +192,7 @@ struct ValidateCommand {
     return totals.errors > 0 ? ExitStatus.findings.rawValue : ExitStatus.success.rawValue
   }
 
-  private func validateEach(
+  private static func validateEach(
     _ paths: [String], validator: Validator, report: ReportWriter, totals: inout RunTotals,
     status: inout ExitStatus, quiet: Bool, limit: Int?, out: ReportOutput
   ) throws {
