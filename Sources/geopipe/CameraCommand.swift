@@ -8,6 +8,9 @@ enum CameraCommand {
 
   static let abstract = "Compute a map camera: fit a box in a view, or what a camera shows."
 
+  /// The view's size when --size is not given.
+  static let defaultSize = "1024x768"
+
   static let options: [OptionSpec] = [
     OptionSpec("fit-bounds", .bbox, help: "Fit this box (W,S,E,N) in the view."),
     OptionSpec(
@@ -18,7 +21,7 @@ enum CameraCommand {
     OptionSpec(
       "tilt", .number, default: "0", help: "Degrees from straight down (kept, not drawn)."),
     OptionSpec(
-      "size", .string, default: "1024x768",
+      "size", .string, default: defaultSize,
       validate: {
         Viewport(size: $0) == nil ? ValueProblem("expected WxH, e.g. 1024x768") : nil
       },
@@ -29,8 +32,12 @@ enum CameraCommand {
       "insets", .list,
       help:
         "Points kept clear at each edge when fitting: TOP,LEFT,BOTTOM,RIGHT (overrides --padding)."),
-    OptionSpec("min-zoom", .number, default: "0", help: "The lowest zoom the camera may have."),
-    OptionSpec("max-zoom", .number, default: "22", help: "The highest zoom the camera may have."),
+    OptionSpec(
+      "min-zoom", .number, default: String(format: "%g", ZoomLimits().minZoom),
+      help: "The lowest zoom the camera may have."),
+    OptionSpec(
+      "max-zoom", .number, default: String(format: "%g", ZoomLimits().maxZoom),
+      help: "The highest zoom the camera may have."),
   ]
 
   static let discussion = """
@@ -68,10 +75,15 @@ enum CameraCommand {
 
   /// The camera's JSON for parsed options.
   static func camera(_ values: OptionValues) throws -> String {
-    let viewport = Viewport(size: values.string("size") ?? "") ?? Viewport(width: 1024, height: 768)
+    guard let viewport = Viewport(size: values.string("size") ?? defaultSize) else {
+      throw GeoPipeError.usage("invalid value for --size: expected WxH, e.g. 1024x768")
+    }
+    // The option table's zoom defaults are ZoomLimits' own.
+    let defaults = ZoomLimits()
+    let maxZoom = values.number("max-zoom") ?? defaults.maxZoom
     let limits = ZoomLimits(
-      minZoom: values.number("min-zoom") ?? 0, maxZoom: values.number("max-zoom") ?? 22)
-    guard limits.minZoom <= (values.number("max-zoom") ?? 22) else {
+      minZoom: values.number("min-zoom") ?? defaults.minZoom, maxZoom: maxZoom)
+    guard limits.minZoom <= maxZoom else {
       throw GeoPipeError.usage("--min-zoom is greater than --max-zoom")
     }
     let camera: Camera

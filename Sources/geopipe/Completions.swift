@@ -6,11 +6,14 @@ import GeoPipeStages
 enum Completions {
   static let abstract = "Print a shell completion script for bash, zsh or fish."
 
-  static let shells = ["bash", "zsh", "fish"]
+  /// The shells geopipe writes completions for.
+  enum Shell: String, CaseIterable {
+    case bash, zsh, fish
+  }
 
   static let options: [OptionSpec] = [
     OptionSpec(
-      "shell", .choice(shells), required: true, positional: true,
+      "shell", .choice(of: Shell.self), required: true, positional: true,
       help: "The shell to complete in: bash, zsh or fish.")
   ]
 
@@ -36,10 +39,10 @@ enum Completions {
       return ExitStatus.usage.rawValue
     },
     run: { _, values in
-      switch values.string("shell") {
-      case "bash": print(bash(), terminator: "")
-      case "zsh": print(zsh(), terminator: "")
-      default: print(fish(), terminator: "")
+      switch values.choice("shell", as: Shell.self) {
+      case .bash: print(bash(), terminator: "")
+      case .zsh: print(zsh(), terminator: "")
+      case .fish, nil: print(fish(), terminator: "")
       }
       return 0
     })

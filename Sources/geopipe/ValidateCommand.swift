@@ -14,7 +14,7 @@ enum ValidateCommand {
       "path", .path, required: true, positional: true,
       help: "The files to validate, one or more ('-' for standard input)."),
     OptionSpec(
-      "format", .choice(ReportFormat.allCases.map(\.rawValue)), default: "text",
+      "format", .choice(of: ReportFormat.self), default: ReportFormat.text.rawValue,
       help: "text: file:line:column: error[GP012]: ...; json; github: workflow annotations; "
         + "junit: JUnit XML; sarif: SARIF 2.1.0."),
     OptionSpec(
