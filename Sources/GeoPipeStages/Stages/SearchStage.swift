@@ -37,7 +37,7 @@ enum SearchStage {
     role: .source,
     make: { values, _ in
       let geocoder = try ForwardGeocoder(
-        gazetteer: try GeocodingSupport.open(values.string("gazetteer")))
+        gazetteer: try Gazetteer.open(values.string("gazetteer")))
       let options = try GeocodeStage.searchOptions(
         values, geocoder: geocoder, limit: values.integer("limit") ?? 10)
       let results = try geocoder.search(values.string("query") ?? "", options: options)
