@@ -9,7 +9,7 @@ import GeoPipeIO
 public func fuzzGeoJSON(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = Array(UnsafeBufferPointer(start: data, count: size))
   var options = ReadOptions()
-  options.format = .geojson
+  options.format = .geoJSON
   options.maxDepth = 64
   var parallel = options
   parallel.threads = 2

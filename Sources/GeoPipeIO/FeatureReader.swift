@@ -33,39 +33,77 @@ extension CSVReader {
 extension GeoJSONReader: FeatureReader {}
 extension CSVReader: FeatureReader {}
 
-/// Opens inputs, detecting their format from their first bytes.
+/// Opens inputs in any registered format (`FeatureFormats`).
 public enum FeatureReaders {
   /// Opens `path` (`-` for standard input), decompressing gzip transparently.
   ///
-  /// The format is taken from `options.format`, else from the file's extension
-  /// (`InputFormat(fileExtensionOf:)`), whose content must agree with it; else it is detected
-  /// from the first bytes: a UTF-8 BOM, RS (RFC 8142) or `{` is GeoJSON, other text is CSV.
-  /// JSON arrays, KML, GPX, GeoPackages, shapefiles, archives and other formats geopipe does
-  /// not read are refused by name, as is content that contradicts the extension.
+  /// The format is `options.format`, else the readable format the file's extension names
+  /// (`FeatureFormats.reading`), whose content must agree with it, else the one its first
+  /// bytes show: a registered format that recognises them (a GeoPackage, a FlatGeobuf file),
+  /// or for text a UTF-8 BOM, RS (RFC 8142) or `{` for GeoJSON and other text for CSV. JSON
+  /// arrays and formats geopipe does not read are refused by name, as is content that
+  /// contradicts the extension.
   public static func open(_ path: String, options: ReadOptions = ReadOptions()) throws
     -> any FeatureReader
   {
     let file = try FileByteSource(path: path)
     let name = path == "-" ? "<stdin>" : path
     return try open(
-      source: file, name: name, options: options,
-      expected: path == "-" ? nil : InputFormat(fileExtensionOf: path))
+      source: file, name: name, path: path, options: options,
+      expected: path == "-" ? nil : FeatureFormats.reading(path))
   }
 
-  /// Opens a byte source (see `open(_:options:)`); `expected` is the format its name says.
+  /// Opens a byte source (see `open(_:options:)`); `expected` is the format its name says, and
+  /// `path` the file it comes from, for formats read by seeking.
   public static func open(
-    source: ByteSource, name: String, options given: ReadOptions = ReadOptions(),
-    expected: InputFormat? = nil
+    source: ByteSource, name: String, path: String = "-", options: ReadOptions = ReadOptions(),
+    expected: FeatureFormat? = nil
+  ) throws -> any FeatureReader {
+    let peekable = PeekableByteSource(source)
+    let magic = try peekable.peek(2)
+    let compressed = magic.count == 2 && magic[0] == 0x1F && magic[1] == 0x8B
+    let decoded = compressed ? PeekableByteSource(try GzipByteSource(peekable)) : peekable
+    // JSON needs no more than its first byte to be told (and a slow producer on a pipe is not
+    // kept waiting); other content is looked at further for the formats that recognise it.
+    var head = try decoded.peek(1)
+    if let first = head.first, ![0x7B, 0x1E, 0x5B, 0x21].contains(first) {
+      head = try decoded.peek(512)
+    }
+    let input = FormatInput(
+      path: path, name: name, source: decoded, head: head, isCompressed: compressed)
+    if let chosen = options.format {
+      guard let open = chosen.open else {
+        throw GeoPipeError.usage("geopipe does not read \(chosen.title)")
+      }
+      return try open(input, options)
+    }
+    if let recognized = FeatureFormats.readable.first(where: { $0.recognize?(head) == true }),
+      let open = recognized.open
+    {
+      if let expected, expected != recognized {
+        throw GeoPipeError.data(
+          "expected \(expected.title) (the file name ends in .\(fileExtension(name))), but the "
+            + "file is \(recognized.title); use --input-format \(recognized.name) to read it as "
+            + "such", at: SourceLocation(file: name, line: 1, column: 1))
+      }
+      return try open(input, options)
+    }
+    if let expected, expected.recognize != nil {
+      throw contradiction(head, name: name, expected: expected)
+    }
+    return try openText(input, options: options, expected: expected?.text)
+  }
+
+  /// Opens a text input: GeoJSON, GeoJSONSeq or CSV, `format` when given, else detected from
+  /// the first bytes and checked against `expected`.
+  static func openText(
+    _ input: FormatInput, options given: ReadOptions, as format: TextFormat? = nil,
+    expected: TextFormat? = nil
   ) throws -> any FeatureReader {
     var options = given
-    let peekable = PeekableByteSource(source)
-    var head = try peekable.peek(2)
-    var input: ByteSource = peekable
-    if head.count == 2 && head[0] == 0x1F && head[1] == 0x8B {
-      input = try GzipByteSource(peekable)
-    }
+    let name = input.name
     let buffer = try InputBuffer(
-      source: input, name: name, maxRecordSize: options.maxRecordSize)
+      source: input.source, name: name, maxRecordSize: options.maxRecordSize)
     if buffer.end >= 3 && buffer.bytes[0] == 0xEF && buffer.bytes[1] == 0xBB
       && buffer.bytes[2] == 0xBF
     {
@@ -82,10 +120,10 @@ public enum FeatureReaders {
       }
       firstByte -= shift
     }
-    head = Array(
+    let head = Array(
       UnsafeBufferPointer(start: buffer.bytes, count: min(buffer.end, firstByte + 4096)))
     let format =
-      try options.format
+      try format
       ?? detect(head, name: name, location: buffer.location(of: firstByte), expected: expected)
     if format == .geojson, options.checkRanges,
       let crs = GeoJSONCRS.declared(in: buffer.bytes, count: buffer.end)

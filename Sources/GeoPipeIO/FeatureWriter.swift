@@ -10,30 +10,41 @@ public protocol FeatureWriter: AnyObject {
   func abort()
 }
 
-/// The output formats geopipe writes.
-public enum OutputFormat: String, CaseIterable, Sendable {
-  /// A GeoJSON FeatureCollection.
-  case geojson
-  /// One Feature per line (GeoJSONSeq; RS-delimited with `--rs`).
-  case geojsonseq
-  /// Delimited text with coordinate or WKT columns.
-  case csv
-  /// A KML 2.2 document with styles from the simplestyle-spec properties.
-  case kml
+/// Opens outputs in any registered format (`FeatureFormats`).
+public enum FeatureWriters {
+  /// The format to write `path` in: `given`, else the one its extension names (ignoring a
+  /// `.gz` suffix), else GeoJSON for standard output; nil when the name tells nothing.
+  public static func format(for path: String, given: FeatureFormat? = nil) -> FeatureFormat? {
+    given ?? FeatureFormats.writing(path) ?? (path == "-" ? .geoJSON : nil)
+  }
 
-  /// The format a file name implies, ignoring a `.gz` suffix; nil when the name says nothing.
-  public static func inferred(from path: String) -> (format: OutputFormat, rs: Bool)? {
-    var name = path.lowercased()
-    if name.hasSuffix(".gz") { name.removeLast(3) }
-    guard let dot = name.lastIndex(of: ".") else { return nil }
-    switch name[name.index(after: dot)...] {
-    case "geojson", "json": return (.geojson, false)
-    case "geojsons": return (.geojsonseq, true)
-    case "geojsonl", "geojsonseq", "ndjson", "jsonl", "ldjson": return (.geojsonseq, false)
-    case "csv", "tsv", "txt": return (.csv, false)
-    case "kml": return (.kml, false)
-    default: return nil
+  /// The error for a path whose format cannot be told.
+  public static func unknownFormat(_ path: String) -> GeoPipeError {
+    GeoPipeError.usage(
+      "cannot tell the output format of '\(path)' from its extension: use --output-format "
+        + "(\(names(FeatureFormats.writable)))")
+  }
+
+  /// Format names as a list in prose, each as `--output-format` takes it ("geojson, csv or kml").
+  public static func names(_ formats: [FeatureFormat]) -> String {
+    let names = formats.map(\.name)
+    guard names.count > 1 else { return names.first ?? "" }
+    return names.dropLast().joined(separator: ", ") + " or " + (names.last ?? "")
+  }
+
+  /// Opens `path` (`-` for standard output) for writing in `format` (see `format(for:given:)`).
+  ///
+  /// The path is checked (and its missing folders made) first, so that a folder given as the
+  /// output is the error reported whatever its name says; a failure after that removes them.
+  public static func open(
+    _ path: String, format given: FeatureFormat? = nil, options: WriteOptions = WriteOptions()
+  ) throws -> any FeatureWriter {
+    let file = try OutputFile(path: path)
+    guard let format = format(for: path, given: given) else { throw unknownFormat(path) }
+    guard let create = format.create else {
+      throw GeoPipeError.usage("geopipe does not write \(format.title)")
     }
+    return try create(FormatOutput(path: path, file: file), options)
   }
 }
 
@@ -53,6 +64,10 @@ public struct WriteOptions: Sendable {
   /// Threads that encode GeoJSON; above 1, batches of features are encoded in parallel and
   /// written in order.
   public var threads = 1
+  /// The layer (table) name, for formats that name theirs; by default from the file name.
+  public var layer: String?
+  /// Values of the options formats add to `write` (`FeatureFormat.writeOptions`).
+  public var formatOptions = FormatOptionValues()
 
   /// Default options.
   public init() {}

@@ -1,24 +1,5 @@
 import GeoPipeCore
 
-extension InputFormat {
-  /// The format that a file name's extension names, after a `.gz` suffix is taken off.
-  ///
-  /// `.geojson` and `.json` are GeoJSON; `.geojsonl`, `.geojsons`, `.ndjson` and `.jsonl` are
-  /// GeoJSONSeq; `.csv`, `.tsv` and `.txt` are CSV. Nil for other names and for `-`.
-  public init?(fileExtensionOf path: String) {
-    var name = Substring(path.lowercased())
-    if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
-    if name.hasSuffix(".gz") { name = name.dropLast(3) }
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-    switch name[name.index(after: dot)...] {
-    case "geojson", "json": self = .geojson
-    case "geojsonl", "geojsons", "ndjson", "jsonl": self = .geojsonseq
-    case "csv", "tsv", "txt": self = .csv
-    default: return nil
-    }
-  }
-}
-
 /// What the first bytes of an input look like, before any reader has seen them.
 enum InputContent {
   /// Nothing, or only whitespace.
@@ -141,8 +122,8 @@ extension FeatureReaders {
   /// Throws naming what the bytes are when no reader can read them, or when they contradict
   /// the extension.
   static func detect(
-    _ head: [UInt8], name: String, location: SourceLocation, expected: InputFormat? = nil
-  ) throws -> InputFormat {
+    _ head: [UInt8], name: String, location: SourceLocation, expected: TextFormat? = nil
+  ) throws -> TextFormat {
     let content = InputContent(head)
     switch (content, expected) {
     case (.foreign(let format), _):
@@ -151,8 +132,8 @@ extension FeatureReaders {
         advice = advice.dropLast(5) + (name.contains(" ") ? "'\(name)'" : name)
       }
       throw GeoPipeError.data(
-        "the input is \(format.name), which geopipe does not read (it reads GeoJSON, GeoJSONSeq "
-          + "and CSV)\(advice)", at: location)
+        "the input is \(format.name), which geopipe does not read (it reads "
+          + "\(FeatureFormats.titles(FeatureFormats.readable)))\(advice)", at: location)
     case (.jsonArray, .csv), (.text, .csv), (.empty, .csv): return .csv
     case (.jsonArray, _):
       throw GeoPipeError.data(
@@ -178,8 +159,25 @@ extension FeatureReaders {
     }
   }
 
+  /// An input whose name says `expected`, a format recognised by its bytes, holds something
+  /// else: the error, saying what the bytes look like.
+  static func contradiction(_ head: [UInt8], name: String, expected: FeatureFormat)
+    -> GeoPipeError
+  {
+    let found =
+      switch InputContent(head) {
+      case .empty: "is empty"
+      case .geoJSON, .jsonArray: "holds JSON (it starts with '\(firstCharacter(head))')"
+      case .foreign(let format): "is \(format.name)"
+      case .text: "starts with text: \"\(firstLine(head))\""
+      }
+    return GeoPipeError.data(
+      "expected \(expected.title) (the file name ends in .\(fileExtension(name))), but the file "
+        + found, at: SourceLocation(file: name, line: 1, column: 1))
+  }
+
   /// The extension that decided the format, for messages.
-  private static func fileExtension(_ name: String) -> String {
+  static func fileExtension(_ name: String) -> String {
     var name = Substring(name)
     if name.lowercased().hasSuffix(".gz") { name = name.dropLast(3) }
     return name.split(separator: ".").last.map(String.init) ?? ""

@@ -33,7 +33,9 @@ public final class OutputFile: ByteSink {
   public let path: String
   private var fd: Int32
   private let destination: OutputPath?
-  private var temporaryPath: String?
+  /// The temporary file renamed into place on commit; nil for standard output, a device, and
+  /// once committed or aborted.
+  public private(set) var temporaryPath: String?
   private var finished = false
 
   /// Checks the destination, creates its missing folders and the temporary file (or takes

@@ -1,15 +1,5 @@
 import GeoPipeCore
 
-/// The input formats geopipe reads.
-public enum InputFormat: String, CaseIterable, Sendable {
-  /// GeoJSON: a FeatureCollection, a Feature, a geometry, or a sequence of them.
-  case geojson
-  /// Newline- or RS-delimited GeoJSON features (RFC 8142); read by the GeoJSON reader.
-  case geojsonseq
-  /// Delimited text (RFC 4180).
-  case csv
-}
-
 /// What to do with a feature that cannot be read.
 public enum ErrorPolicy: String, CaseIterable, Sendable {
   /// Stop at the first bad feature.
@@ -67,7 +57,15 @@ public struct ReadOptions: Sendable {
   /// The deepest nesting of JSON arrays and objects accepted.
   public var maxDepth = 512
   /// The format, when not detected.
-  public var format: InputFormat?
+  public var format: FeatureFormat?
+  /// The layer to read, for formats that hold several (a GeoPackage's tables, the shapefiles
+  /// of a zip archive).
+  public var layer: String?
+  /// Only features whose bounding box meets this one (WGS84) are wanted: formats with a
+  /// spatial index read only those; other readers may return more, and the caller filters.
+  public var bbox: BBox?
+  /// Values of the options formats add to `read` (`FeatureFormat.readOptions`).
+  public var formatOptions = FormatOptionValues()
   /// CSV settings.
   public var csv = CSVOptions()
   /// Threads that parse GeoJSON; above 1, one more thread cuts the input into batches.

@@ -33,8 +33,8 @@ public enum StageRegistry {
   /// Options every command reading standard input also takes.
   public static var standardInputOptions: [OptionSpec] { ReadStage.inputOptions }
 
-  /// The CSV reading options.
-  public static var csvInputOptions: [OptionSpec] { ReadStage.csvOptions }
+  /// The options of reading a file: CSV's and those the other formats add.
+  public static var csvInputOptions: [OptionSpec] { ReadStage.fileOptions }
 
   /// The writer options (shared by `write` and `convert`).
   public static var outputOptions: [OptionSpec] { WriteStage.outputOptions }
@@ -53,6 +53,9 @@ public enum StageRegistry {
     }
     var input = values
     input.set("path", .string(definition.pathIsInput ? (values.string("path") ?? "-") : "-"))
+    // `read`'s --layer and --bbox are its own: another stage's --bbox is not the input's.
+    input.remove("layer")
+    input.remove("bbox")
     if let option = definition.inputCRSOption, let crs = values.string(option) {
       input.set("crs", .string(crs))
       input.set("keep-crs", .flag(true))

@@ -22,19 +22,11 @@ struct Repair {
     self.validity = validity
     var options = WriteOptions()
     options.rewind = true
-    var sink: ByteSink = try OutputFile(path: path)
-    if path.lowercased().hasSuffix(".gz") { sink = try GzipSink(sink) }
-    let format: OutputFormat =
-      reader is CSVReader ? .csv : (OutputFormat.inferred(from: input)?.format ?? .geojson)
-    if OutputFormat.inferred(from: input)?.rs == true { options.recordSeparator = true }
-    switch format {
-    // Inputs are GeoJSON, GeoJSONSeq or CSV; no reader reads KML.
-    case .geojson, .kml: writer = GeoJSONWriter(sink: sink, options: options)
-    case .geojsonseq: writer = GeoJSONSeqWriter(sink: sink, options: options)
-    case .csv:
-      if let csv = reader as? CSVReader { options.csv.delimiter = csv.delimiter }
-      writer = CSVWriter(sink: sink, options: options)
-    }
+    // The copy is in the input's format: CSV as read (its delimiter), else as the name says.
+    let format: FeatureFormat =
+      reader is CSVReader ? .csv : (FeatureFormats.writing(input) ?? .geoJSON)
+    if let csv = reader as? CSVReader { options.csv.delimiter = csv.delimiter }
+    writer = try FeatureWriters.open(path, format: format, options: options)
   }
 
   /// `places.geojson` → `places.fixed.geojson`; `a/b.csv.gz` → `a/b.fixed.csv.gz`.

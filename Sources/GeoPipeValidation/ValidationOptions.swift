@@ -13,7 +13,7 @@ public struct ValidationOptions {
   /// `--crs`).
   public var geographic = true
   /// The input format, when not detected.
-  public var format: InputFormat?
+  public var format: FeatureFormat?
   /// How CSV files are read.
   public var csv = CSVOptions()
   /// Property rules (`--schema`).

@@ -37,7 +37,7 @@ enum ValidateCommand {
   static let inputOptions: [OptionSpec] =
     [
       OptionSpec(
-        "input-format", .choice(["auto"] + InputFormat.allCases.map(\.rawValue)),
+        "input-format", .choice(["auto"] + Formats.readable.map(\.name)),
         default: "auto", help: "The input format; by default detected from the first bytes."),
       OptionSpec(
         "crs", .string,
@@ -138,7 +138,7 @@ enum ValidateCommand {
     options.fix = values.flag("fix")
     options.geographic = values.string("crs") == nil
     if let format = values.string("input-format"), format != "auto" {
-      options.format = InputFormat(rawValue: format)
+      options.format = Formats.named(format)
     }
     options.csv.latitudeColumn = values.string("lat")
     options.csv.longitudeColumn = values.string("lon")

@@ -34,6 +34,19 @@ struct InputOptionTests {
     }
   }
 
+  @Test func readBBoxKeepsTheFeaturesMeetingTheBox() throws {
+    let all = try geopipe(["read", Self.world.path])
+    let near = try geopipe(["read", "--bbox", "170,-25,180,-10", Self.world.path])
+    #expect(all.status == 0 && near.status == 0, "\(near)")
+    #expect(near.outLines.count < all.outLines.count && !near.outLines.isEmpty)
+    #expect(near.out.contains("Suva") && !near.out.contains("Apia"))
+    // The same as filtering with filter's --bbox, which tests each geometry too.
+    let filtered = try geopipe(["filter", "--bbox", "170,-25,180,-10"], stdinFile: Self.world)
+    #expect(near.stdout == filtered.stdout)
+    let converted = try geopipe(["convert", "--bbox", "170,-25,180,-10", Self.world.path, "-"])
+    #expect(converted.out.contains("\"Suva\"") && !converted.out.contains("Apia"))
+  }
+
   @Test func infoReadsStandardInput() throws {
     let named = try geopipe(["info", Self.world.path])
     let dash = try geopipe(["info", "-"], stdinFile: Self.world)

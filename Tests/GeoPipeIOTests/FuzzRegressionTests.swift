@@ -37,7 +37,7 @@ import Testing
   func geojsonCrashersReadOrFail(name: String) throws {
     let data = try Data(contentsOf: Self.root.appendingPathComponent("geojson/\(name)"))
     var options = ReadOptions()
-    options.format = .geojson
+    options.format = .geoJSON
     var parallel = options
     parallel.threads = 2
     parallel.batchBytes = 24

@@ -7,21 +7,21 @@ import Testing
 /// which CSV column names are coordinates, and where a broken sequence record is reported.
 @Suite struct InputDetectionTests {
   @Test(arguments: [
-    ("a.geojson", InputFormat.geojson), ("dir.v2/A.JSON", .geojson), ("a.geojson.gz", .geojson),
+    ("a.geojson", TextFormat.geojson), ("dir.v2/A.JSON", .geojson), ("a.geojson.gz", .geojson),
     ("a.geojsonl", .geojsonseq), ("a.geojsons", .geojsonseq), ("a.ndjson.gz", .geojsonseq),
     ("a.jsonl", .geojsonseq), ("a.csv", .csv), ("a.tsv", .csv), ("a.txt.gz", .csv),
   ])
-  func knownExtensionsNameTheirFormat(_ path: String, format: InputFormat) {
-    #expect(InputFormat(fileExtensionOf: path) == format)
+  func knownExtensionsNameTheirFormat(_ path: String, format: TextFormat) {
+    #expect(FeatureFormats.reading(path)?.text == format)
   }
 
   @Test(arguments: ["-", "a.kml", "a", "a.gz", ".geojson", "dir.csv/a", "/dev/stdin"])
   func otherNamesNameNoFormat(_ path: String) {
-    #expect(InputFormat(fileExtensionOf: path) == nil)
+    #expect(FeatureFormats.reading(path)?.text == nil)
   }
 
   /// The format detected, or the error's text.
-  private func detect(_ text: [UInt8], expected: InputFormat?) -> String {
+  private func detect(_ text: [UInt8], expected: TextFormat?) -> String {
     do {
       let name =
         switch expected {
@@ -89,7 +89,7 @@ import Testing
 
   @Test(arguments: foreign)
   func foreignFormatsAreNamedWithoutSuggestingAnotherReader(_ bytes: [UInt8], says: String) {
-    for expected in [nil, InputFormat.geojson, .csv] {
+    for expected in [nil, TextFormat.geojson, .csv] {
       let message = detect(bytes, expected: expected)
       #expect(message.contains(says), "\(message)")
       #expect(message.contains("which geopipe does not read"))

@@ -16,17 +16,17 @@ import Testing
     }
   }
 
-  private func written(_ features: [Feature], format: OutputFormat, threads: Int) throws -> [UInt8]
+  private func written(_ features: [Feature], format: FeatureFormat, threads: Int) throws -> [UInt8]
   {
     let sink = MemorySink()
     var options = WriteOptions()
     options.threads = threads
     let writer: any FeatureWriter =
-      switch format {
-      case .geojson: GeoJSONWriter(sink: sink, options: options)
-      case .geojsonseq: GeoJSONSeqWriter(sink: sink, options: options)
-      case .csv: CSVWriter(sink: sink, options: options)
-      case .kml: KMLWriter(sink: sink, options: options)
+      switch format.name {
+      case "geojson": GeoJSONWriter(sink: sink, options: options)
+      case "csv": CSVWriter(sink: sink, options: options)
+      case "kml": KMLWriter(sink: sink, options: options)
+      default: GeoJSONSeqWriter(sink: sink, options: options)
       }
     for feature in features { try writer.write(feature) }
     try writer.finish()
@@ -37,7 +37,7 @@ import Testing
   @Test(arguments: [0, 1, 2047, 2048, 2049, 10_000])
   func parallelEncodingGivesTheSameBytes(count: Int) throws {
     let input = features(count)
-    for format in [OutputFormat.geojson, .geojsonseq] {
+    for format in [FeatureFormat.geoJSON, .geoJSONSeq] {
       let one = try written(input, format: format, threads: 1)
       #expect(try written(input, format: format, threads: 2) == one)
       #expect(try written(input, format: format, threads: 3) == one)
@@ -48,7 +48,7 @@ import Testing
   }
 
   @Test func emptyCollectionIsValidGeoJSON() throws {
-    let text = String(decoding: try written([], format: .geojson, threads: 1), as: UTF8.self)
+    let text = String(decoding: try written([], format: .geoJSON, threads: 1), as: UTF8.self)
     #expect(text == "{\"type\":\"FeatureCollection\",\"features\":[]}\n")
   }
 

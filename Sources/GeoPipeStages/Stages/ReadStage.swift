@@ -6,7 +6,7 @@ import GeoPipeIO
 enum ReadStage {
   static let inputOptions: [OptionSpec] = [
     OptionSpec(
-      "input-format", .choice(["auto"] + InputFormat.allCases.map(\.rawValue)), default: "auto",
+      "input-format", .choice(["auto"] + Formats.readable.map(\.name)), default: "auto",
       help: "The input format; by default taken from a known file extension (whose content "
         + "must agree), else detected from the first bytes."),
     OptionSpec(
@@ -23,6 +23,9 @@ enum ReadStage {
       help: "The most bytes one record (a feature, a CSV row) or one value may take, in bytes or "
         + "with KiB, MiB or GiB; a longer one is an error (exit 65). Memory stays bounded by it."),
   ]
+
+  /// The options of reading a file: CSV's and those the other formats add.
+  static let fileOptions: [OptionSpec] = csvOptions + Formats.readOptions
 
   static let csvOptions: [OptionSpec] = [
     OptionSpec("lat", .string, help: "CSV: the latitude column (found by name by default)."),
@@ -73,22 +76,38 @@ enum ReadStage {
       OptionSpec(
         "keep-crs", .flag,
         help: "With --crs: keep the coordinates as they are instead of reprojecting to WGS84."),
-    ] + inputOptions + csvOptions,
+      OptionSpec(
+        "layer", .string,
+        help: "The layer to read from a file that holds several (a GeoPackage's tables)."),
+      OptionSpec(
+        "bbox", .bbox,
+        help: "Only features whose geometry meets this box (W,S,E,N in degrees); formats with a "
+          + "spatial index read only those."),
+    ] + inputOptions + fileOptions,
     role: .source,
     make: { values, context in
-      .source(try open(values.string("path") ?? "-", values: values, context: context))
+      .source(
+        try open(
+          values.string("path") ?? "-", values: values, context: context,
+          layer: values.string("layer"), bbox: values.bbox("bbox")))
     })
 
-  /// Opens an input as the options say, reprojecting a declared CRS to WGS84.
-  static func open(_ path: String, values: OptionValues, context: StageContext) throws
-    -> any FeatureReader
-  {
+  /// Opens an input as the options say, reprojecting a declared CRS to WGS84; `layer` and
+  /// `bbox` are `read`'s own (other stages have a `bbox` of their own).
+  static func open(
+    _ path: String, values: OptionValues, context: StageContext, layer: String? = nil,
+    bbox: BBox? = nil
+  ) throws -> any FeatureReader {
     var options = ReadOptions()
     options.diagnostics = context.diagnostics
     options.threads = context.threads
-    if let format = values.string("input-format"), format != "auto" {
-      options.format = InputFormat(rawValue: format)
+    if let name = values.string("input-format"), name != "auto" {
+      options.format = Formats.named(name)
     }
+    options.layer = layer
+    options.bbox = bbox
+    options.formatOptions = Formats.formatValues(
+      Formats.readable.flatMap(\.readOptions), from: values)
     if let policy = values.string("on-error") {
       options.onError = ErrorPolicy(rawValue: policy) ?? .fail
     }
@@ -107,14 +126,15 @@ enum ReadStage {
     if let delimiter = values.string("delimiter") {
       options.csv.delimiter = delimiter == "tab" ? 0x09 : delimiter.utf8.first
     }
-    let reader = try FeatureReaders.open(path, options: options)
-    // A --crs given overrides what a GeoJSON file's "crs" member says.
+    var reader = try FeatureReaders.open(path, options: options)
+    // A --crs given overrides what the input says (a GeoJSON "crs" member, a .prj file).
     if let from = crs ?? reader.declaredCRS, !values.flag("keep-crs"),
       !CoordinateTransformer.isWGS84(from)
     {
-      return try ReprojectingReader(
+      reader = try ReprojectingReader(
         reader, transformer: CoordinateTransformer(from: from, to: "OGC:CRS84"))
     }
+    if let box = options.bbox { reader = BoxFilteringReader(reader, box: box) }
     return reader
   }
 }
@@ -138,6 +158,32 @@ func byteCount(_ text: String) -> Int? {
 /// What is wrong with a size that `byteCount` refuses.
 func sizeProblem(_ text: String) -> String {
   "'\(text)' is not a size (a whole number of bytes, or with KiB, MiB or GiB, e.g. 64MiB)"
+}
+
+/// Passes on the features of another reader whose geometry meets a box (an index may already
+/// have left out most of the others).
+final class BoxFilteringReader: FeatureReader {
+  private let upstream: any FeatureReader
+  private let box: BBox
+
+  init(_ upstream: any FeatureReader, box: BBox) {
+    self.upstream = upstream
+    self.box = box
+  }
+
+  var bytesRead: Int { upstream.bytesRead }
+  var skippedCount: Int { upstream.skippedCount }
+  var collectionMembers: JSONObject { upstream.collectionMembers }
+  var lastFeatureLocation: SourceLocation? { upstream.lastFeatureLocation }
+
+  func next() throws -> Feature? {
+    while let feature = try upstream.next() {
+      if let geometry = feature.geometry, GeometryIntersection.intersects(geometry, box) {
+        return feature
+      }
+    }
+    return nil
+  }
 }
 
 /// Reprojects each feature of another reader.

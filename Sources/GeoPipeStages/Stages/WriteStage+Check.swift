@@ -6,14 +6,14 @@ extension WriteStage {
   /// format cannot be told, or GeoJSON in a CRS other than WGS84 without `allow-non-wgs84`.
   @Sendable static func checkValues(_ values: OptionValues) -> OptionProblem? {
     let path = values.string("path") ?? "-"
-    guard let (format, _) = outputFormat(path: path, values: values) else {
-      let formats = OutputFormat.allCases.map(\.rawValue).joined(separator: ", ")
+    guard let format = outputFormat(path: path, values: values) else {
+      let formats = Formats.writable.map(\.name).joined(separator: ", ")
       return OptionProblem(
         option: "path",
         "cannot tell the output format of '\(path)' from its extension: give output-format "
           + "(\(formats)) or use an extension such as .geojson, .geojsonl or .csv")
     }
-    if format == .geojson, let crs = values.string("crs"), !CoordinateTransformer.isWGS84(crs),
+    if format == .geoJSON, let crs = values.string("crs"), !CoordinateTransformer.isWGS84(crs),
       !values.flag("allow-non-wgs84")
     {
       return OptionProblem(

@@ -4,29 +4,35 @@ import GeoPipeIO
 
 /// `write`: features → a file (atomically) or standard output.
 final class WriteStage: Stage, CollectionMembersReceiver {
-  static let outputOptions: [OptionSpec] = [
-    OptionSpec(
-      "output-format", .choice(["auto"] + OutputFormat.allCases.map(\.rawValue)), default: "auto",
-      help: "The output format; by default from the extension (.geojson, .geojsonl, .geojsons, "
-        + ".ndjson, .csv, .kml, each optionally .gz)."),
-    OptionSpec("rs", .flag, help: "GeoJSONSeq: start each record with RS (RFC 8142)."),
-    OptionSpec(
-      "no-rewind", .flag,
-      help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
-    OptionSpec(
-      "precision", .integer, range: 0...17, help: "Round coordinates to this many decimal places."),
-    OptionSpec(
-      "columns", .list,
-      help: "CSV: exactly these property columns, in this order; other properties are left out "
-        + "(default: every feature's properties, in the order first seen)."),
-    OptionSpec(
-      "ignore-extra-properties", .flag,
-      help: "CSV: accepted for older scripts; properties outside --columns are always left out."),
-    OptionSpec(
-      "geometry-format", .choice(CSVGeometryFormat.allCases.map(\.rawValue)), default: "auto",
-      help: "CSV: longitude/latitude columns (xy), a WKT geometry column (wkt), or xy when the "
-        + "first feature is a point (auto)."),
-  ]
+  static let outputOptions: [OptionSpec] =
+    [
+      OptionSpec(
+        "output-format", .choice(["auto"] + Formats.writable.map(\.name)), default: "auto",
+        help: "The output format; by default from the extension ("
+          + Formats.writable.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: ", ")
+          + "; text formats optionally .gz)."),
+      OptionSpec("rs", .flag, help: "GeoJSONSeq: start each record with RS (RFC 8142)."),
+      OptionSpec(
+        "no-rewind", .flag,
+        help: "Keep polygon rings as given instead of winding them as RFC 7946 asks."),
+      OptionSpec(
+        "precision", .integer, range: 0...17, help: "Round coordinates to this many decimal places."
+      ),
+      OptionSpec(
+        "columns", .list,
+        help: "CSV: exactly these property columns, in this order; other properties are left out "
+          + "(default: every feature's properties, in the order first seen)."),
+      OptionSpec(
+        "ignore-extra-properties", .flag,
+        help: "CSV: accepted for older scripts; properties outside --columns are always left out."),
+      OptionSpec(
+        "geometry-format", .choice(CSVGeometryFormat.allCases.map(\.rawValue)), default: "auto",
+        help: "CSV: longitude/latitude columns (xy), a WKT geometry column (wkt), or xy when the "
+          + "first feature is a point (auto)."),
+      OptionSpec(
+        "layer", .string,
+        help: "The layer (table) name, for formats that name theirs; by default the file's name."),
+    ] + Formats.writeOptions
 
   static let definition = StageDefinition(
     name: "write",
@@ -92,26 +98,18 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     writer = try WriteStage.makeWriter(path: path, values: values, threads: threads, crs: crs)
   }
 
-  /// The output format: `--output-format` unless auto, else the path's extension (and whether
-  /// it asks for RFC 8142 record separators), else GeoJSON for standard output; nil when the
-  /// extension tells nothing.
-  static func outputFormat(path: String, values: OptionValues) -> (OutputFormat, rs: Bool)? {
-    if let given = values.string("output-format"), given != "auto",
-      let chosen = OutputFormat(rawValue: given)
-    {
-      return (chosen, false)
-    }
-    if let inferred = OutputFormat.inferred(from: path) { return (inferred.format, inferred.rs) }
-    return path == "-" ? (.geojson, false) : nil
+  /// The output format: `--output-format` unless auto, else the path's extension, else GeoJSON
+  /// for standard output; nil when the extension tells nothing.
+  static func outputFormat(path: String, values: OptionValues) -> FeatureFormat? {
+    let given = values.string("output-format").flatMap { $0 == "auto" ? nil : Formats.named($0) }
+    _ = Formats.registered
+    return FeatureWriters.format(for: path, given: given)
   }
 
   /// Opens an output as the options say, for coordinates in `crs` (nil for WGS84).
   static func makeWriter(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil)
     throws -> any FeatureWriter
   {
-    // The path is checked (and its folders made) first: a folder given as the output is the
-    // error to report, whatever its name says about the format. A failure below removes them.
-    let file = try OutputFile(path: path)
     var options = WriteOptions()
     options.threads = threads
     options.rewind = !values.flag("no-rewind")
@@ -119,17 +117,12 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.recordSeparator = values.flag("rs")
     options.csv.columns = values.list("columns")
     options.csv.geometryFormat =
-      CSVGeometryFormat(rawValue: values.string("geometry-format") ?? "auto") ?? .auto
-    guard let (format, rs) = outputFormat(path: path, values: values) else {
-      throw GeoPipeError.usage(
-        "cannot tell the output format of '\(path)' from its extension: use --output-format "
-          + "(geojson, geojsonseq, csv or kml)")
-    }
-    if rs { options.recordSeparator = true }
-    if path.lowercased().hasSuffix(".tsv") || path.lowercased().hasSuffix(".tsv.gz") {
-      options.csv.delimiter = 0x09
-    }
-    if format == .geojson, let crs, !CoordinateTransformer.isWGS84(crs) {
+      values.choice("geometry-format", as: CSVGeometryFormat.self) ?? .auto
+    options.layer = values.string("layer")
+    options.formatOptions = Formats.formatValues(
+      Formats.writable.flatMap(\.writeOptions), from: values)
+    let format = outputFormat(path: path, values: values)
+    if format == .geoJSON, let crs, !CoordinateTransformer.isWGS84(crs) {
       guard values.flag("allow-non-wgs84") else {
         throw GeoPipeError.usage(
           "GeoJSON coordinates are WGS84 longitude/latitude (RFC 7946), not \(crs): add "
@@ -142,15 +135,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       }
       options.crsURN = urn
     }
-    if path != "-" { options.csv.scratchFolder = OutputPath.parent(of: path) }
-    var sink: ByteSink = file
-    if path.lowercased().hasSuffix(".gz") { sink = try GzipSink(sink) }
-    switch format {
-    case .geojson: return GeoJSONWriter(sink: sink, options: options)
-    case .geojsonseq: return GeoJSONSeqWriter(sink: sink, options: options)
-    case .csv: return CSVWriter(sink: sink, options: options)
-    case .kml: return KMLWriter(sink: sink, options: options)
-    }
+    return try FeatureWriters.open(path, format: format, options: options)
   }
 
   func process(_ feature: Feature, emit: Emit) throws {

@@ -1,0 +1,298 @@
+import GeoPipeCore
+import Synchronization
+
+/// One format geopipe reads or writes: its names, how its files are recognised, and how a
+/// reader and a writer are opened.
+///
+/// The formats live in a registry (`FeatureFormats`); `FeatureReaders.open` and the `write`
+/// stage choose from it, and the `--input-format`/`--output-format` choices, help text and
+/// detection errors are made from it. A format that needs a C library other than zlib lives in
+/// a module of its own, which defines its `FeatureFormat`; the application registers it with
+/// one line.
+public struct FeatureFormat: Sendable, CustomStringConvertible {
+  /// Opens a reader on an input whose format is this one.
+  public typealias Open = @Sendable (FormatInput, ReadOptions) throws -> any FeatureReader
+  /// Opens a writer for an output whose format is this one.
+  public typealias Create = @Sendable (FormatOutput, WriteOptions) throws -> any FeatureWriter
+  /// Describes the layers of an input whose format is this one.
+  public typealias Layers = @Sendable (FormatInput, ReadOptions) throws -> [LayerInfo]
+
+  /// The name used by `--input-format`/`--output-format` (`geojson`, `gpkg`).
+  public let name: String
+  /// The name people know it by (`GeoJSON`, `GeoPackage`).
+  public let title: String
+  /// The file extensions, without the dot, lowercase (`.gz` is handled for all formats whose
+  /// bytes are streamed).
+  public let extensions: [String]
+  /// Whether the first bytes of an input are this format.
+  ///
+  /// It is given at least 512 bytes when the input has that many (after gzip is undone). Nil
+  /// for the text formats that content detection tells apart (GeoJSON, GeoJSONSeq, CSV).
+  public let recognize: (@Sendable (_ head: [UInt8]) -> Bool)?
+  /// Opens a reader; nil when geopipe does not read the format.
+  public let open: Open?
+  /// Opens a writer; nil when geopipe does not write the format.
+  public let create: Create?
+  /// Lists the input's layers, for `geopipe layers`; nil for single-layer formats (their one
+  /// layer is described by reading it).
+  public let layers: Layers?
+  /// Options this format adds to `read` (and `convert`).
+  public let readOptions: [FormatOption]
+  /// Options this format adds to `write` (and `convert`).
+  public let writeOptions: [FormatOption]
+  /// For the text formats: which one content detection is to pick.
+  let text: TextFormat?
+
+  /// Describes a format.
+  public init(
+    name: String, title: String, extensions: [String],
+    recognize: (@Sendable (_ head: [UInt8]) -> Bool)?, open: Open? = nil, create: Create? = nil,
+    layers: Layers? = nil, readOptions: [FormatOption] = [], writeOptions: [FormatOption] = []
+  ) {
+    self.init(
+      name: name, title: title, extensions: extensions, recognize: recognize, open: open,
+      create: create, layers: layers, readOptions: readOptions, writeOptions: writeOptions,
+      text: nil)
+  }
+
+  init(
+    name: String, title: String, extensions: [String],
+    recognize: (@Sendable (_ head: [UInt8]) -> Bool)?, open: Open?, create: Create?,
+    layers: Layers?, readOptions: [FormatOption], writeOptions: [FormatOption], text: TextFormat?
+  ) {
+    self.name = name
+    self.title = title
+    self.extensions = extensions
+    self.recognize = recognize
+    self.open = open
+    self.create = create
+    self.layers = layers
+    self.readOptions = readOptions
+    self.writeOptions = writeOptions
+    self.text = text
+  }
+
+  /// The format's name.
+  public var description: String { name }
+}
+
+extension FeatureFormat: Equatable {
+  /// Formats are the same when their names are.
+  public static func == (a: FeatureFormat, b: FeatureFormat) -> Bool { a.name == b.name }
+}
+
+/// An option a format adds to `read` or `write` (`--layer`, `--no-index`).
+public struct FormatOption: Sendable {
+  /// What the option takes.
+  public enum Kind: Sendable, Equatable {
+    /// No value.
+    case flag
+    /// Any text.
+    case string
+    /// A whole number.
+    case integer
+    /// One of these words.
+    case choice([String])
+  }
+
+  /// The kebab-case name, without dashes.
+  public let name: String
+  /// What it takes.
+  public let kind: Kind
+  /// One or two sentences for `--help`, starting with the format it applies to
+  /// ("GeoPackage: …").
+  public let help: String
+
+  /// Describes an option.
+  public init(_ name: String, _ kind: Kind, help: String) {
+    self.name = name
+    self.kind = kind
+    self.help = help
+  }
+}
+
+/// The values given for formats' options, by option name (flags given are "true").
+public struct FormatOptionValues: Sendable {
+  private var values: [String: String] = [:]
+
+  /// No values.
+  public init() {}
+
+  /// Sets an option's value.
+  public mutating func set(_ name: String, _ value: String) { values[name] = value }
+
+  /// A text or choice option's value.
+  public func string(_ name: String) -> String? { values[name] }
+
+  /// Whether a flag was given.
+  public func flag(_ name: String) -> Bool { values[name] == "true" }
+
+  /// An integer option's value.
+  public func integer(_ name: String) -> Int? { values[name].flatMap { Int($0) } }
+}
+
+/// An input handed to a format's `open`.
+public struct FormatInput {
+  /// The path as given (`-` for standard input).
+  public let path: String
+  /// The name for messages (`<stdin>` for standard input).
+  public let name: String
+  /// The input's bytes from the start, gzip already undone.
+  public let source: ByteSource
+  /// Its first bytes (as `FeatureFormat.recognize` saw them).
+  public let head: [UInt8]
+  /// Whether the bytes were gzip-compressed (formats read by seeking cannot be).
+  public let isCompressed: Bool
+
+  /// Describes an input.
+  public init(
+    path: String, name: String, source: ByteSource, head: [UInt8], isCompressed: Bool = false
+  ) {
+    self.path = path
+    self.name = name
+    self.source = source
+    self.head = head
+    self.isCompressed = isCompressed
+  }
+
+  /// The path of a regular file to open by name (a database, a file read by seeking), or an
+  /// error naming the format when the input is standard input or compressed.
+  public func seekablePath(for format: String) throws -> String {
+    if path == "-" {
+      throw GeoPipeError(
+        "\(format) cannot be read from standard input: give the file's path", status: .noInput)
+    }
+    if isCompressed {
+      throw GeoPipeError(
+        "\(name): \(format) cannot be read gzip-compressed: decompress it first (gunzip)",
+        status: .noInput)
+    }
+    return path
+  }
+}
+
+/// An output handed to a format's `create`: the path and the atomic file opened for it.
+public struct FormatOutput {
+  /// The path as given (`-` for standard output).
+  public let path: String
+  /// The atomic output file (a temporary file renamed into place on commit).
+  public let file: OutputFile
+
+  /// Describes an output.
+  public init(path: String, file: OutputFile) {
+    self.path = path
+    self.file = file
+  }
+
+  /// Whether the path ends in `.gz`.
+  public var isCompressed: Bool { path.lowercased().hasSuffix(".gz") }
+
+  /// The sink for a streamed format: the file, through gzip when the path ends in `.gz`.
+  public func sink() throws -> ByteSink {
+    isCompressed ? try GzipSink(file) : file
+  }
+
+  /// The path of the temporary file that becomes the output on commit, for formats written
+  /// by a library that opens files by name (SQLite); an error naming the format for standard
+  /// output, a device, or a `.gz` path.
+  public func temporaryPath(for format: String) throws -> String {
+    guard let temporary = file.temporaryPath else {
+      throw GeoPipeError.usage(
+        "\(format) cannot be written to standard output or a device: give a file path")
+    }
+    if isCompressed {
+      throw GeoPipeError.usage("\(format) cannot be written gzip-compressed: drop the .gz")
+    }
+    return temporary
+  }
+}
+
+/// What `geopipe layers` tells about one layer of an input.
+public struct LayerInfo: Sendable {
+  /// The layer's name.
+  public var name: String
+  /// Its geometry type as the format declares it (`Point`, `MultiPolygon`, `Geometry`).
+  public var geometryType: String?
+  /// How many features it holds, when known without reading them.
+  public var count: Int?
+  /// Its CRS (`EPSG:4326`, or a WKT/PROJ definition).
+  public var crs: String?
+  /// Its fields: name and type as the format calls it.
+  public var fields: [(name: String, type: String)]
+  /// The extent the file declares, in the layer's CRS.
+  public var bounds: BBox?
+
+  /// Describes a layer.
+  public init(
+    name: String, geometryType: String? = nil, count: Int? = nil, crs: String? = nil,
+    fields: [(name: String, type: String)] = [], bounds: BBox? = nil
+  ) {
+    self.name = name
+    self.geometryType = geometryType
+    self.count = count
+    self.crs = crs
+    self.fields = fields
+    self.bounds = bounds
+  }
+}
+
+/// The formats geopipe knows: the built-in ones (GeoJSON, GeoJSONSeq, CSV, KML) and those
+/// registered by other modules.
+public enum FeatureFormats {
+  private static let registry = Mutex<[FeatureFormat]>(
+    [.geoJSON, .geoJSONSeq, .csv, .kml])
+
+  /// Every format, in registration order.
+  public static var all: [FeatureFormat] { registry.withLock { $0 } }
+
+  /// The formats geopipe reads.
+  public static var readable: [FeatureFormat] { all.filter { $0.open != nil } }
+
+  /// The formats geopipe writes.
+  public static var writable: [FeatureFormat] { all.filter { $0.create != nil } }
+
+  /// Adds a format, or replaces the one with its name.
+  public static func register(_ format: FeatureFormat) {
+    registry.withLock { formats in
+      if let k = formats.firstIndex(where: { $0.name == format.name }) {
+        formats[k] = format
+      } else {
+        formats.append(format)
+      }
+    }
+  }
+
+  /// The format with this name.
+  public static func named(_ name: String) -> FeatureFormat? {
+    all.first { $0.name == name }
+  }
+
+  /// The extension of a path's last component, lowercase, after a `.gz` suffix is taken off;
+  /// nil for `-`, names without one, and names that are only an extension (`.geojson`).
+  public static func fileExtension(of path: String) -> String? {
+    var name = Substring(path.lowercased())
+    if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
+    if name.hasSuffix(".gz") { name = name.dropLast(3) }
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+    return String(name[name.index(after: dot)...])
+  }
+
+  /// The readable format a path's extension names.
+  public static func reading(_ path: String) -> FeatureFormat? {
+    guard let ext = fileExtension(of: path) else { return nil }
+    return readable.first { $0.extensions.contains(ext) }
+  }
+
+  /// The writable format a path's extension names.
+  public static func writing(_ path: String) -> FeatureFormat? {
+    guard let ext = fileExtension(of: path) else { return nil }
+    return writable.first { $0.extensions.contains(ext) }
+  }
+
+  /// The titles of `formats`, as a list in prose ("GeoJSON, GeoJSONSeq and CSV").
+  public static func titles(_ formats: [FeatureFormat]) -> String {
+    let titles = formats.map(\.title)
+    guard titles.count > 1 else { return titles.first ?? "" }
+    return titles.dropLast().joined(separator: ", ") + " and " + (titles.last ?? "")
+  }
+}

@@ -1,0 +1,72 @@
+import GeoPipeCore
+import GeoPipeIO
+
+/// The formats `read` and `write` offer: GeoPipeIO's own and those of the format modules,
+/// registered here once, one line a module.
+public enum Formats {
+  /// Registers the format modules' formats with `FeatureFormats` (once, on first use).
+  public static let registered: Void = {
+  }()
+
+  /// Every format, after registration.
+  public static var all: [FeatureFormat] {
+    _ = registered
+    return FeatureFormats.all
+  }
+
+  /// The formats geopipe reads.
+  public static var readable: [FeatureFormat] {
+    _ = registered
+    return FeatureFormats.readable
+  }
+
+  /// The formats geopipe writes.
+  public static var writable: [FeatureFormat] {
+    _ = registered
+    return FeatureFormats.writable
+  }
+
+  /// The format named `name` (as `--input-format`/`--output-format` take it).
+  public static func named(_ name: String) -> FeatureFormat? {
+    _ = registered
+    return FeatureFormats.named(name)
+  }
+
+  /// The options the readable formats add to `read`, as option specs (each name once).
+  static var readOptions: [OptionSpec] { specs(readable.flatMap(\.readOptions)) }
+
+  /// The options the writable formats add to `write`, as option specs (each name once).
+  static var writeOptions: [OptionSpec] { specs(writable.flatMap(\.writeOptions)) }
+
+  /// Copies the formats' option values into `values`.
+  static func formatValues(_ options: [FormatOption], from values: OptionValues)
+    -> FormatOptionValues
+  {
+    var result = FormatOptionValues()
+    for option in options {
+      switch option.kind {
+      case .flag: if values.flag(option.name) { result.set(option.name, "true") }
+      case .integer: if let n = values.integer(option.name) { result.set(option.name, String(n)) }
+      case .string, .choice:
+        if let text = values.string(option.name) { result.set(option.name, text) }
+      }
+    }
+    return result
+  }
+
+  private static func specs(_ options: [FormatOption]) -> [OptionSpec] {
+    var seen = Set<String>()
+    var specs: [OptionSpec] = []
+    for option in options where seen.insert(option.name).inserted {
+      let kind: OptionKind =
+        switch option.kind {
+        case .flag: .flag
+        case .string: .string
+        case .integer: .integer
+        case .choice(let words): .choice(words)
+        }
+      specs.append(OptionSpec(option.name, kind, help: option.help))
+    }
+    return specs
+  }
+}
