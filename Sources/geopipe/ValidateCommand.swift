@@ -157,7 +157,6 @@ enum ValidateCommand {
     _ paths: [String], options: ValidationOptions, format: ReportFormat, values: OptionValues
   ) -> Int32 {
     let quiet = values.flag("quiet")
-    let limit = values.integer("max-findings")
     let validity: GEOSValidityChecker
     do {
       validity = try GEOSValidityChecker()
@@ -166,67 +165,28 @@ enum ValidateCommand {
       return ExitStatus.ioError.rawValue
     }
     let validator = Validator(options: options, validity: validity)
-    let report = ReportWriter(format: format)
-    var totals = RunTotals()
-    var status = ExitStatus.success
     let progress = Self.progress(
       for: validator, paths: paths, quiet: quiet, requested: values.flag("progress"))
     progress?.start()
     defer { progress?.stop() }
+    let output: ReportOutput
     do {
-      let out = try ReportOutput()
-      try out.write(report.header())
-      try validateEach(
-        paths, validator: validator, report: report, totals: &totals, status: &status, quiet: quiet,
-        limit: limit, out: out)
-      try out.write(report.footer(totals))
-      try out.flush()
-    } catch is BrokenPipe {
-      return totals.errors > 0 ? ExitStatus.findings.rawValue : ExitStatus.success.rawValue
+      output = try ReportOutput()
     } catch {
       Terminal.printError("error: \(error)")
       return ExitStatus.ioError.rawValue
     }
-    if totals.unopened > 0 { return ExitStatus.noInput.rawValue }
-    if status != .success { return status.rawValue }
-    return totals.errors > 0 ? ExitStatus.findings.rawValue : ExitStatus.success.rawValue
-  }
-
-  private static func validateEach(
-    _ paths: [String], validator: Validator, report: ReportWriter, totals: inout RunTotals,
-    status: inout ExitStatus, quiet: Bool, limit: Int?, out: ReportOutput
-  ) throws {
-    for path in paths {
-      if totals.truncated { break }
-      do {
-        let summary = try validator.validate(path: path) { finding in
-          if finding.severity == .error { totals.errors += 1 } else { totals.warnings += 1 }
-          try out.write(report.write(finding))
-          if let limit, totals.errors + totals.warnings >= limit {
-            totals.truncated = true
-            return false
-          }
-          return true
-        }
-        totals.files += 1
-        totals.features += summary.features
-        report.fileFinished(summary)
-        if !quiet && validator.options.fix {
-          // The notes go to standard error after the file's findings, also on a terminal.
-          try out.flush()
-          Self.describeFix(summary)
-        }
-      } catch let error as GeoPipeError {
-        try out.flush()
-        Terminal.printError(error.description)
-        if error.status == .noInput {
-          totals.unopened += 1
-          try out.write(report.unopened(path, message: error.message))
-        } else {
-          status = error.status
-        }
-      }
-    }
+    let run = ValidationRun(
+      validator: validator, format: format, maxFindings: values.integer("max-findings"))
+    let outcome = run.run(
+      paths, to: output,
+      fileValidated: { summary in
+        // The notes go to standard error after the file's findings, also on a terminal.
+        if !quiet, let note = summary.fixNote { Terminal.printError(note) }
+      },
+      fileFailed: { Terminal.printError($0.description) })
+    if let error = outcome.outputError { Terminal.printError("error: \(error)") }
+    return outcome.status.rawValue
   }
 
   /// A progress line (files, features, bytes): in place when standard error is a terminal and
@@ -260,37 +220,5 @@ enum ValidateCommand {
       counters.bytes.store(done.bytes + bytes, ordering: .relaxed)
     }
     return ProgressLine(counters: counters, label: "validate", total: nil, mode: mode)
-  }
-
-  private static func describeFix(_ summary: FileSummary) {
-    if let reason = summary.fixSkipped {
-      Terminal.printError("note: no repaired copy of \(summary.path): \(reason)")
-    } else if let fixed = summary.fixedPath {
-      var text =
-        "wrote \(fixed): \(summary.features - summary.dropped) feature"
-        + "\(summary.features - summary.dropped == 1 ? "" : "s"), \(summary.repaired) repaired"
-      if summary.dropped > 0 { text += ", \(summary.dropped) unreadable left out" }
-      Terminal.printError(text)
-    }
-  }
-}
-
-/// Standard output in large writes (a report can have millions of lines).
-final class ReportOutput {
-  private var buffer: [UInt8] = []
-  private let file: OutputFile
-
-  init() throws {
-    file = try OutputFile(path: "-")
-  }
-
-  func write(_ text: String) throws {
-    buffer.append(contentsOf: text.utf8)
-    if buffer.count >= 1 << 16 { try flush() }
-  }
-
-  func flush() throws {
-    try buffer.withUnsafeBytes { try file.write($0) }
-    buffer.removeAll(keepingCapacity: true)
   }
 }
