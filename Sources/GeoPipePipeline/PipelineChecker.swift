@@ -1,3 +1,4 @@
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// Turns a parsed pipeline file into a plan, collecting every problem instead of stopping at

@@ -1,3 +1,4 @@
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// A checked pipeline: its stages with their option values and where each reads from.

@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// Every stage geopipe knows, in the order `geopipe --help` lists them.
 public enum StageRegistry {

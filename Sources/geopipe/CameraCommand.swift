@@ -1,6 +1,7 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeMercator
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// `geopipe camera`: the camera that fits a box in a view, or what a given camera shows.

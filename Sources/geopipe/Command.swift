@@ -1,9 +1,11 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 import GeoPipeStages
 
-/// One run of a subcommand: parses its words, wires source, stages and output, and runs.
+/// One run of a stage's subcommand or of `convert`: its plan (`StageRegistry.commandPlan`,
+/// `convertPlan`) run with standard output, progress and error records wired in.
 struct Command {
   let name: String
   /// The stage, or nil for `convert`.

@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// One command of `geopipe`: its name, help, options and what it runs.

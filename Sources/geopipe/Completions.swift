@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// `geopipe completions SHELL`: a completion script for bash, zsh or fish, generated from the

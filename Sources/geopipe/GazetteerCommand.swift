@@ -1,6 +1,7 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeGeocoding
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// `geopipe gazetteer build` and `geopipe gazetteer info`.

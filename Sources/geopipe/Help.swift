@@ -1,3 +1,4 @@
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// Help text generated from the command table.

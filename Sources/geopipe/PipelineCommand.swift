@@ -2,6 +2,7 @@ import Foundation
 import GeoPipeCore
 import GeoPipeIO
 import GeoPipePipeline
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// `geopipe run FILE` and `geopipe check FILE`.

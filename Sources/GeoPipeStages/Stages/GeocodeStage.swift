@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGeocoding
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `geocode`: a point and a placemark for each feature, from a query built from its
 /// properties.

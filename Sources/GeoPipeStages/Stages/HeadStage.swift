@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 
 /// `head`: passes the first N features on.
 final class HeadStage: Stage {

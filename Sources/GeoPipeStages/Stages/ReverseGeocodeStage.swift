@@ -2,6 +2,7 @@ import Foundation
 import GeoPipeCore
 import GeoPipeGeocoding
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `reverse-geocode`: the nearest gazetteer place to each point.
 final class ReverseGeocodeStage: Stage {

@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGeocoding
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `search`: the gazetteer places a text names, best first, as Point features.
 enum SearchStage {

@@ -3,6 +3,7 @@ import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeGeometry
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `simplify`: fewer vertices in lines and polygons, with GEOS's algorithms.
 enum SimplifyStage {

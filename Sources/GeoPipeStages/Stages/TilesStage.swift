@@ -1,6 +1,7 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 import GeoPipeTiles
 
 /// `tiles`: features → a vector tileset (MBTiles or PMTiles).
