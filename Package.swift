@@ -58,6 +58,7 @@ var targets: [Target] = [
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
       "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
+      "GeoPipeSpatialIndex",
     ],
     swiftSettings: fast),
   .target(
