@@ -45,6 +45,7 @@ demo: gazetteer
 test: deps
 	$(SWIFT) format lint --strict -r Sources Tests
 	Scripts/gen-module-graph.py --check
+	Scripts/check-target-builds.py
 	$(SWIFT) build
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)

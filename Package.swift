@@ -49,10 +49,14 @@ var targets: [Target] = [
     swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(name: "GeoPipeGEOS", dependencies: ["GeoPipeCore", "CGEOS"], swiftSettings: fast),
+  // The stage framework: Stage, option tables, the parser, plans and their runner, and the
+  // `--where` and `{property}` template languages.
+  .target(
+    name: "GeoPipeStageKit", dependencies: ["GeoPipeCore", "GeoPipeIO"], swiftSettings: fast),
   .target(
     name: "GeoPipeStages",
     dependencies: [
-      "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
       "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
       "GeoPipeSpatialIndex",
     ],
@@ -61,15 +65,16 @@ var targets: [Target] = [
     name: "GeoPipeValidation", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGEOS"],
     swiftSettings: strict),
   .target(
-    name: "GeoPipePipeline", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "CYAML"],
+    name: "GeoPipePipeline",
+    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeStages", "CYAML"],
     swiftSettings: strict),
   // jemalloc replaces the C allocator: features are built on one thread and freed on another,
   // a pattern glibc's malloc handles slowly.
   .executableTarget(
     name: "geopipe",
     dependencies: [
-      "GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation",
-      "GeoPipeMercator", "GeoPipeGeocoding",
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeStages", "GeoPipePipeline",
+      "GeoPipeValidation", "GeoPipeMercator", "GeoPipeGeocoding",
     ],
     swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
@@ -79,7 +84,7 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeStagesTests",
     dependencies: [
-      "GeoPipeStages", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeIO",
+      "GeoPipeStages", "GeoPipeStageKit", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeIO",
       "GeoPipeCore",
     ],
     swiftSettings: strict),
@@ -93,7 +98,9 @@ var targets: [Target] = [
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipePipelineTests",
-    dependencies: ["GeoPipePipeline", "GeoPipeStages", "GeoPipeIO", "GeoPipeCore"],
+    dependencies: [
+      "GeoPipePipeline", "GeoPipeStages", "GeoPipeStageKit", "GeoPipeIO", "GeoPipeCore",
+    ],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS", "GeoPipeCore"], swiftSettings: strict),
@@ -120,7 +127,10 @@ var products: [Product] = [
   .executable(name: "geopipe", targets: ["geopipe"]),
   .library(
     name: "GeoPipe",
-    targets: ["GeoPipeCore", "GeoPipeIO", "GeoPipeStages", "GeoPipePipeline", "GeoPipeValidation"]),
+    targets: [
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeStages", "GeoPipePipeline",
+      "GeoPipeValidation",
+    ]),
 ]
 
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no

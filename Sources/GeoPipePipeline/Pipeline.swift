@@ -1,5 +1,6 @@
 import Foundation
 import GeoPipeCore
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// A pipeline definition file (YAML, or JSON with the same schema), loaded and checked.

@@ -1,3 +1,4 @@
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// Turns a parsed pipeline file into a plan, collecting every problem instead of stopping at
@@ -268,10 +269,11 @@ struct PipelineChecker {
           id: item.id, definition: definition, values: item.values, inputs: inputs[k],
           position: item.position))
     }
-    checkValues(passingCRSOn(steps), items: items)
-    guard problems.isEmpty else { return nil }
     var plan = PipelinePlan(steps: steps)
-    let consumers = plan.consumers()
+    let stagePlan = plan.stagePlan
+    checkValues(stagePlan.passingCRSOn(), items: items)
+    guard problems.isEmpty else { return nil }
+    let consumers = stagePlan.consumers()
     for (k, step) in steps.enumerated() where step.definition.role != .sink {
       guard consumers[k].isEmpty else { continue }
       if k == steps.count - 1 {
@@ -288,7 +290,7 @@ struct PipelineChecker {
 
   /// Reports what building each stage would refuse from its option values alone, with the
   /// CRS each stage receives filled in as the run fills it in.
-  private mutating func checkValues(_ steps: [PipelinePlan.Step], items: [Item]) {
+  private mutating func checkValues(_ steps: [StagePlan.Step], items: [Item]) {
     for (step, item) in zip(steps, items) {
       guard let check = step.definition.checkValues, let problem = check(step.values) else {
         continue
@@ -298,7 +300,7 @@ struct PipelineChecker {
         step.definition.inputCRSOption == problem.option,
         let input = step.inputs.first
       {
-        message += "; the CRS comes from the stage on line \(steps[input].position.line)"
+        message += "; the CRS comes from the stage on line \(items[input].position.line)"
       }
       error(message, at: item.optionPositions[problem.option] ?? item.position)
     }

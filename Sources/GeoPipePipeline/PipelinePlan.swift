@@ -1,3 +1,4 @@
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// A checked pipeline: its stages with their option values and where each reads from.
@@ -22,14 +23,26 @@ public struct PipelinePlan: Sendable {
   /// not a sink.
   public var standardOutput: Int?
 
-  /// For each step, the steps reading it with the input slot each reads it in, in step order.
-  func consumers() -> [[(step: Int, slot: Int)]] {
-    var result = Array(repeating: [(step: Int, slot: Int)](), count: steps.count)
-    for (k, step) in steps.enumerated() {
-      for (slot, input) in step.inputs.enumerated() where result.indices.contains(input) {
-        result[input].append((k, slot))
-      }
-    }
-    return result
+  /// The plan the runner runs: the same steps, each with the line naming it.
+  public var stagePlan: StagePlan {
+    StagePlan(
+      steps: steps.map {
+        StagePlan.Step(
+          definition: $0.definition, values: $0.values, inputs: $0.inputs, line: $0.position.line)
+      }, standardOutput: standardOutput)
+  }
+}
+
+/// Runs a checked pipeline with the runner every command uses (`PlanRunner`).
+public enum PipelineRunner {
+  /// Builds every stage, then runs them; on failure every stage is aborted (writers remove
+  /// their partial files) and the error is rethrown.
+  ///
+  /// Returns how many features each step received (a source: how many it read).
+  @discardableResult
+  public static func run(_ plan: PipelinePlan, context: StageContext, standardOutput: Emit? = nil)
+    throws -> [Int]
+  {
+    try PlanRunner.run(plan.stagePlan, context: context, standardOutput: standardOutput).received
   }
 }

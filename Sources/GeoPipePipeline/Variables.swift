@@ -1,4 +1,5 @@
 import Foundation
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// The variables of a pipeline file: its `vars`, overridden by `--var name=value`, plus

@@ -1,4 +1,5 @@
 import GeoPipeGeometry
+import GeoPipeStageKit
 
 /// The check shared by options that name a CRS PROJ must know (`read --crs`,
 /// `reproject --to`): an unknown CRS is a usage error before anything runs, and a pipeline

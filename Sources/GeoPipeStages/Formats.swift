@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// The formats `read` and `write` offer: GeoPipeIO's own and those of the format modules,
 /// registered here once, one line a module.

@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// Every stage geopipe knows, in the order `geopipe --help` lists them.
 public enum StageRegistry {
@@ -43,22 +44,45 @@ public enum StageRegistry {
   /// The writer options (shared by `write` and `convert`).
   public static var outputOptions: [OptionSpec] { WriteStage.outputOptions }
 
-  /// Opens an input as `read` would, from parsed option values; `layer` and `bbox` are those of
-  /// `read` (and `convert`), not another stage's.
-  public static func openInput(
-    _ path: String, values: OptionValues, context: StageContext, layer: String? = nil,
-    bbox: BBox? = nil
-  ) throws -> any FeatureReader {
-    try ReadStage.open(path, values: values, context: context, layer: layer, bbox: bbox)
+  /// The plan a stage's subcommand runs: the stage alone for a source (its features to
+  /// standard output); otherwise `read` of standard input (or of the stage's input path,
+  /// `info FILE`) into the stage, whose features go to standard output unless it is a sink.
+  ///
+  /// When the stage's input CRS is given (`write --crs`, `reproject --from`), the input is
+  /// read in that CRS as it is (no range checks, no reprojection).
+  public static func commandPlan(_ definition: StageDefinition, values: OptionValues) -> StagePlan {
+    if definition.role == .source {
+      return StagePlan(
+        steps: [StagePlan.Step(definition: definition, values: values, inputs: [])],
+        standardOutput: 0)
+    }
+    var input = values
+    input.set("path", .string(definition.pathIsInput ? (values.string("path") ?? "-") : "-"))
+    // `read`'s --layer and --bbox are its own: another stage's --bbox is not the input's.
+    input.remove("layer")
+    input.remove("bbox")
+    if let option = definition.inputCRSOption, let crs = values.string(option) {
+      input.set("crs", .string(crs))
+      input.set("keep-crs", .flag(true))
+    }
+    return StagePlan(
+      steps: [
+        StagePlan.Step(definition: ReadStage.definition, values: input, inputs: []),
+        StagePlan.Step(definition: definition, values: values, inputs: [0]),
+      ], standardOutput: definition.role == .sink ? nil : 1)
   }
 
-  /// Creates a writer as `write` would.
-  public static func makeWriter(path: String, values: OptionValues, threads: Int = 1) throws
-    -> any Stage
-  {
-    // convert writes what read produced: WGS84 unless --keep-crs kept the declared CRS.
-    try WriteStage(
-      path: path, values: values, threads: threads,
-      crs: values.flag("keep-crs") ? values.string("crs") : nil)
+  /// The plan of `convert IN OUT`: `read IN` into `write OUT`, with the options of both.
+  public static func convertPlan(input: String, output: String, values: OptionValues) -> StagePlan {
+    var read = values
+    read.set("path", .string(input))
+    // The writer is told the CRS by the plan: the declared one when --keep-crs kept it.
+    var write = values
+    write.set("path", .string(output))
+    write.remove("crs")
+    return StagePlan(steps: [
+      StagePlan.Step(definition: ReadStage.definition, values: read, inputs: []),
+      StagePlan.Step(definition: WriteStage.definition, values: write, inputs: [0]),
+    ])
   }
 }

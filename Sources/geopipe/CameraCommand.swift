@@ -1,13 +1,16 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeMercator
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// `geopipe camera`: the camera that fits a box in a view, or what a given camera shows.
-struct CameraCommand {
-  let words: [String]
+enum CameraCommand {
 
   static let abstract = "Compute a map camera: fit a box in a view, or what a camera shows."
+
+  /// The view's size when --size is not given.
+  static let defaultSize = "1024x768"
 
   static let options: [OptionSpec] = [
     OptionSpec("fit-bounds", .bbox, help: "Fit this box (W,S,E,N) in the view."),
@@ -19,9 +22,9 @@ struct CameraCommand {
     OptionSpec(
       "tilt", .number, default: "0", help: "Degrees from straight down (kept, not drawn)."),
     OptionSpec(
-      "size", .string, default: "1024x768",
+      "size", .string, default: defaultSize,
       validate: {
-        CameraCommand.parseSize($0) == nil ? ValueProblem("expected WxH, e.g. 1024x768") : nil
+        Viewport(size: $0) == nil ? ValueProblem("expected WxH, e.g. 1024x768") : nil
       },
       help: "The view's size in points, WxH."),
     OptionSpec(
@@ -30,8 +33,12 @@ struct CameraCommand {
       "insets", .list,
       help:
         "Points kept clear at each edge when fitting: TOP,LEFT,BOTTOM,RIGHT (overrides --padding)."),
-    OptionSpec("min-zoom", .number, default: "0", help: "The lowest zoom the camera may have."),
-    OptionSpec("max-zoom", .number, default: "22", help: "The highest zoom the camera may have."),
+    OptionSpec(
+      "min-zoom", .number, default: String(format: "%g", ZoomLimits().minZoom),
+      help: "The lowest zoom the camera may have."),
+    OptionSpec(
+      "max-zoom", .number, default: String(format: "%g", ZoomLimits().maxZoom),
+      help: "The highest zoom the camera may have."),
   ]
 
   static let discussion = """
@@ -51,47 +58,33 @@ struct CameraCommand {
     "geopipe camera --center 2.35,48.85 --zoom 12 --bearing 30 --size 1024x768",
   ]
 
-  func help() -> String {
-    Help.command(
-      name: "camera", abstract: Self.abstract, discussion: Self.discussion,
-      examples: Self.examples,
-      groups: [("OPTIONS", Self.options), ("GLOBAL OPTIONS", Help.globalOptions)])
-  }
-
-  static func parseSize(_ text: String) -> Viewport? {
-    let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-    guard parts.count == 2, let w = Double(parts[0]), let h = Double(parts[1]), w > 0, h > 0,
-      w.isFinite, h.isFinite
-    else { return nil }
-    return Viewport(width: w, height: h)
-  }
-
-  func run() -> Int32 {
-    if words.contains("--help") || words.contains("-h") {
-      print(help(), terminator: "")
-      return 0
-    }
-    do {
-      let values = try ArgumentParser(options: Self.options + Help.globalOptions).parse(
-        words.map { $0 == "-q" ? "--quiet" : $0 })
-      print(try Self.camera(values))
-      return 0
-    } catch let error as GeoPipeError {
-      Terminal.printError(error.description)
-      if error.status == .usage { Terminal.printError("usage: see 'geopipe camera --help'") }
-      return error.status.rawValue
-    } catch {
-      Terminal.printError("error: \(error)")
-      return ExitStatus.ioError.rawValue
-    }
-  }
+  static let entry = CommandEntry(
+    name: "camera", abstract: abstract, discussion: discussion, examples: examples,
+    groups: [("OPTIONS", options), ("GLOBAL OPTIONS", Help.globalOptions)],
+    run: { _, values in
+      do {
+        print(try camera(values))
+        return 0
+      } catch let error as GeoPipeError {
+        CommandEntry.printUsageError(error, command: "camera")
+        return error.status.rawValue
+      } catch {
+        Terminal.printError("error: \(error)")
+        return ExitStatus.ioError.rawValue
+      }
+    })
 
   /// The camera's JSON for parsed options.
   static func camera(_ values: OptionValues) throws -> String {
-    let viewport = parseSize(values.string("size") ?? "") ?? Viewport(width: 1024, height: 768)
+    guard let viewport = Viewport(size: values.string("size") ?? defaultSize) else {
+      throw GeoPipeError.usage("invalid value for --size: expected WxH, e.g. 1024x768")
+    }
+    // The option table's zoom defaults are ZoomLimits' own.
+    let defaults = ZoomLimits()
+    let maxZoom = values.number("max-zoom") ?? defaults.maxZoom
     let limits = ZoomLimits(
-      minZoom: values.number("min-zoom") ?? 0, maxZoom: values.number("max-zoom") ?? 22)
-    guard limits.minZoom <= (values.number("max-zoom") ?? 22) else {
+      minZoom: values.number("min-zoom") ?? defaults.minZoom, maxZoom: maxZoom)
+    guard limits.minZoom <= maxZoom else {
       throw GeoPipeError.usage("--min-zoom is greater than --max-zoom")
     }
     let camera: Camera
@@ -125,17 +118,6 @@ struct CameraCommand {
     } else {
       throw GeoPipeError.usage("give --fit-bounds W,S,E,N, or --center LON,LAT with --zoom")
     }
-    let box = camera.visibleBox(in: viewport)
-    func number(_ x: Double) -> String {
-      let rounded = (x * 1e9).rounded() / 1e9
-      return rounded == rounded.rounded() && abs(rounded) < 1e15
-        ? String(Int64(rounded)) : "\(rounded)"
-    }
-    let bounds = [box.west, box.south, box.east, box.north].map(number).joined(separator: ", ")
-    return """
-      {"center": [\(number(camera.longitude)), \(number(camera.latitude))], \
-      "zoom": \(number(camera.zoom)), "bearing": \(number(camera.bearing)), \
-      "tilt": \(number(camera.tilt)), "bounds": [\(bounds)]}
-      """
+    return camera.json(in: viewport)
   }
 }

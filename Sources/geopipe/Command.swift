@@ -1,12 +1,15 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 import GeoPipeStages
 
-/// One run of a subcommand: parses its words, wires source, stages and output, and runs.
+/// One run of a stage's subcommand or of `convert`: its plan (`StageRegistry.commandPlan`,
+/// `convertPlan`) run with standard output, progress and error records wired in.
 struct Command {
   let name: String
-  let words: [String]
+  /// The stage, or nil for `convert`.
+  let definition: StageDefinition?
 
   /// The option groups of a stage's subcommand, as shown in help and accepted by the parser.
   static func groups(for definition: StageDefinition) -> [(title: String, options: [OptionSpec])] {
@@ -72,41 +75,37 @@ struct Command {
     return max(1, ProcessInfo.processInfo.activeProcessorCount)
   }
 
-  func help() -> String {
-    if name == "convert" {
-      return Help.command(
-        name: "convert", abstract: "Convert a file to another format (read + write).",
-        discussion: Self.convertDiscussion, examples: Self.convertExamples,
-        groups: Self.convertGroups)
-    }
-    guard let definition = StageRegistry.definition(named: name) else { return Help.overview() }
-    return Help.command(
-      name: name, abstract: definition.abstract, discussion: definition.discussion,
-      examples: definition.examples, groups: Self.groups(for: definition),
-      buffersAll: definition.buffersAll)
+  /// The table entry of a stage's subcommand.
+  static func entry(for definition: StageDefinition) -> CommandEntry {
+    CommandEntry(
+      name: definition.name, abstract: definition.abstract, discussion: definition.discussion,
+      examples: definition.examples, groups: groups(for: definition),
+      buffersAll: definition.buffersAll,
+      usageError: { error, _ in
+        usageError(error, name: definition.name, streamsFeatures: definition.role != .sink)
+      },
+      run: { _, values in Command(name: definition.name, definition: definition).run(values) })
   }
 
-  /// Runs the command and returns its exit status.
-  func run() -> Int32 {
-    if words.contains("--help") || words.contains("-h") {
-      print(help(), terminator: "")
-      return 0
-    }
-    let groups: [(title: String, options: [OptionSpec])]
-    let definition = StageRegistry.definition(named: name)
-    if let definition { groups = Self.groups(for: definition) } else { groups = Self.convertGroups }
-    let parser = ArgumentParser(options: groups.flatMap(\.options))
-    let values: OptionValues
-    do {
-      values = try parser.parse(words.map { $0 == "-q" ? "--quiet" : $0 })
-    } catch {
-      let failure = error as? GeoPipeError ?? GeoPipeError.usage("\(error)")
-      Terminal.printError(failure.description)
-      Terminal.printError("usage: see 'geopipe \(name) --help'")
-      Self.endOutput(
-        nil, with: failure, streamsFeatures: definition.map { $0.role != .sink } ?? false)
-      return failure.status.rawValue
-    }
+  /// The table entry of `convert`.
+  static let convertEntry = CommandEntry(
+    name: "convert", abstract: "Convert a file to another format (read + write).",
+    discussion: convertDiscussion, examples: convertExamples, groups: convertGroups,
+    usageError: { error, _ in usageError(error, name: "convert", streamsFeatures: false) },
+    run: { _, values in Command(name: "convert", definition: nil).run(values) })
+
+  /// Reports words that do not parse, ending a feature stream with an error record.
+  private static func usageError(_ error: GeoPipeError, name: String, streamsFeatures: Bool)
+    -> Int32
+  {
+    Terminal.printError(error.description)
+    Terminal.printError("usage: see 'geopipe \(name) --help'")
+    endOutput(nil, with: error, streamsFeatures: streamsFeatures)
+    return error.status.rawValue
+  }
+
+  /// Runs the command on its parsed options and returns its exit status.
+  func run(_ values: OptionValues) -> Int32 {
     let quiet = values.flag("quiet")
     // Sources and transforms stream features to standard output; so does a sink whose output
     // path is `-` (`write -`, `convert IN -`).
@@ -144,41 +143,23 @@ struct Command {
     }
     var stdoutWriter: GeoJSONSeqWriter?
     do {
-      var stages: [any Stage] = []
-      let reader: any FeatureReader
-      if let definition {
-        if definition.role == .source {
-          reader = try Self.reader(from: definition.make(values, context), name: name)
+      let plan =
+        if let definition {
+          StageRegistry.commandPlan(definition, values: values)
         } else {
-          let path = definition.pathIsInput ? (values.string("path") ?? "-") : "-"
-          var inputValues = values
-          if let option = definition.inputCRSOption, let crs = values.string(option) {
-            inputValues.set("crs", .string(crs))
-            inputValues.set("keep-crs", .flag(true))
-          }
-          reader = try StageRegistry.openInput(path, values: inputValues, context: context)
-          stages.append(try Self.stage(from: definition.make(values, context), name: name))
+          StageRegistry.convertPlan(
+            input: values.string("input") ?? "-", output: values.string("output") ?? "-",
+            values: values)
         }
-        if definition.role != .sink { stdoutWriter = try Self.standardOutputWriter(values) }
-      } else {
-        reader = try StageRegistry.openInput(
-          values.string("input") ?? "-", values: values, context: context,
-          layer: values.string("layer"), bbox: values.bbox("bbox"))
-        stages.append(
-          try StageRegistry.makeWriter(
-            path: values.string("output") ?? "-", values: values, threads: Command.threads))
-      }
+      let runner = try PlanRunner(plan, context: context)
+      if plan.standardOutput != nil { stdoutWriter = try Self.standardOutputWriter(values) }
       progress?.start()
       let writer = stdoutWriter
-      try Runner.run(
-        source: reader, stages: stages, counters: counters,
-        sink: { feature in try writer?.write(feature) })
+      let result = try runner.run(standardOutput: { feature in try writer?.write(feature) })
       try stdoutWriter?.finish()
       progress?.stop()
-      if reader.skippedCount > 0 && !quiet {
-        Terminal.printError(
-          "warning: skipped \(reader.skippedCount) bad feature\(reader.skippedCount == 1 ? "" : "s") (--on-error skip)"
-        )
+      if !quiet {
+        for warning in result.warnings { Terminal.printError(warning.description) }
       }
       return 0
     } catch is BrokenPipe {
@@ -222,24 +203,6 @@ struct Command {
     options.rewind = values.flag("rewind")
     options.threads = Command.threads
     return GeoJSONSeqWriter(sink: try OutputFile(path: "-"), options: options)
-  }
-
-  /// The reader a source stage built.
-  private static func reader(from instance: StageInstance, name: String) throws -> any FeatureReader
-  {
-    guard case .source(let reader) = instance else { throw misbuilt(name) }
-    return reader
-  }
-
-  /// The stage a transform or sink built.
-  private static func stage(from instance: StageInstance, name: String) throws -> any Stage {
-    guard case .stage(let stage) = instance else { throw misbuilt(name) }
-    return stage
-  }
-
-  private static func misbuilt(_ name: String) -> GeoPipeError {
-    GeoPipeError(
-      "internal error: stage '\(name)' built something its role does not allow", status: .ioError)
   }
 
   /// Ends a stream on standard output with an error record, so that a geopipe stage reading it

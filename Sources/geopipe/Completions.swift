@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// `geopipe completions SHELL`: a completion script for bash, zsh or fish, generated from the
@@ -6,11 +7,14 @@ import GeoPipeStages
 enum Completions {
   static let abstract = "Print a shell completion script for bash, zsh or fish."
 
-  static let shells = ["bash", "zsh", "fish"]
+  /// The shells geopipe writes completions for.
+  enum Shell: String, CaseIterable {
+    case bash, zsh, fish
+  }
 
   static let options: [OptionSpec] = [
     OptionSpec(
-      "shell", .choice(shells), required: true, positional: true,
+      "shell", .choice(of: Shell.self), required: true, positional: true,
       help: "The shell to complete in: bash, zsh or fish.")
   ]
 
@@ -26,47 +30,38 @@ enum Completions {
     "geopipe completions fish > ~/.config/fish/completions/geopipe.fish",
   ]
 
-  static func help() -> String {
-    Help.command(
-      name: "completions", abstract: abstract, discussion: discussion, examples: examples,
-      groups: [("OPTIONS", options)])
-  }
-
-  static func run(_ words: [String]) -> Int32 {
-    if words.contains("--help") || words.contains("-h") {
-      print(help(), terminator: "")
-      return 0
-    }
-    guard words.count == 1, let shell = words.first, shells.contains(shell) else {
+  static let entry = CommandEntry(
+    name: "completions", abstract: abstract, discussion: discussion, examples: examples,
+    groups: [("OPTIONS", options)],
+    usageError: { _, words in
       let given = words.first.map { "unknown shell '\($0)'; " } ?? ""
       Terminal.printError("error: \(given)give one shell: bash, zsh or fish")
       Terminal.printError("usage: see 'geopipe completions --help'")
       return ExitStatus.usage.rawValue
-    }
-    switch shell {
-    case "bash": print(bash(), terminator: "")
-    case "zsh": print(zsh(), terminator: "")
-    default: print(fish(), terminator: "")
-    }
-    return 0
-  }
+    },
+    run: { _, values in
+      switch values.choice("shell", as: Shell.self) {
+      case .bash: print(bash(), terminator: "")
+      case .zsh: print(zsh(), terminator: "")
+      case .fish, nil: print(fish(), terminator: "")
+      }
+      return 0
+    })
 
   /// Each command's options that are written `--name`, once each.
   private static func flags(of command: String) -> [OptionSpec] {
-    var seen = Set<String>()
-    return (Help.groups(for: command) ?? []).flatMap(\.options).filter {
-      !$0.isPositional && seen.insert($0.name).inserted
-    }
+    (CommandTable.entry(named: command)?.allOptions ?? []).filter { !$0.isPositional }
   }
 
-  /// The words a command takes first, before any option (`gazetteer build|info`).
+  /// The words a command takes first, before any option: its actions (`gazetteer build|info`),
+  /// the choices of its first positional (`completions bash|zsh|fish`), or the commands
+  /// (`help`).
   private static func actions(of command: String) -> [String] {
-    switch command {
-    case "gazetteer": ["build", "info"]
-    case "completions": shells
-    case "help": Help.commands.map(\.name)
-    default: []
+    guard let entry = CommandTable.entry(named: command) else {
+      return command == "help" ? Help.commands.map(\.name) : []
     }
+    if !entry.actions.isEmpty { return entry.actions.map(\.name) }
+    return entry.allOptions.first(where: \.isPositional).flatMap { choices($0.kind) } ?? []
   }
 
   private static func choices(_ kind: OptionKind) -> [String]? {

@@ -1,11 +1,11 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeGeocoding
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// `geopipe gazetteer build` and `geopipe gazetteer info`.
-struct GazetteerCommand {
-  let words: [String]
+enum GazetteerCommand {
 
   static let abstract = "Build a local gazetteer from GeoNames dumps, or describe one."
 
@@ -59,14 +59,23 @@ struct GazetteerCommand {
     "geopipe gazetteer info world.gazetteer",
   ]
 
-  func help() -> String {
-    Help.command(
-      name: "gazetteer build|info", abstract: Self.abstract, discussion: Self.discussion,
-      examples: Self.examples,
-      groups: [
-        ("BUILD OPTIONS", Self.buildOptions), ("GLOBAL OPTIONS", Help.globalOptions),
-      ])
-  }
+  static let entry = CommandEntry(
+    name: "gazetteer", abstract: abstract, discussion: discussion, examples: examples,
+    groups: [("BUILD OPTIONS", buildOptions), ("GLOBAL OPTIONS", Help.globalOptions)],
+    actions: [
+      .init(name: "build", options: buildOptions), .init(name: "info", options: infoOptions),
+    ],
+    run: { action, values in
+      do {
+        return try action == "build" ? build(values) : info(values)
+      } catch let error as GeoPipeError {
+        CommandEntry.printUsageError(error, command: "gazetteer")
+        return error.status.rawValue
+      } catch {
+        Terminal.printError("error: \(error)")
+        return ExitStatus.ioError.rawValue
+      }
+    })
 
   /// The folder of the GeoNames files shipped with geopipe (see `DataDirectory`).
   static func shippedData() throws -> String {
@@ -79,45 +88,14 @@ struct GazetteerCommand {
     return data + "/geonames"
   }
 
-  func run() -> Int32 {
-    guard let action = words.first, ["build", "info"].contains(action) else {
-      if words.contains("--help") || words.contains("-h") || words.isEmpty {
-        print(help(), terminator: "")
-        return words.isEmpty ? ExitStatus.usage.rawValue : 0
-      }
-      Terminal.printError("error: unknown gazetteer action '\(words[0])'; use build or info")
-      return ExitStatus.usage.rawValue
-    }
-    if words.contains("--help") || words.contains("-h") {
-      print(help(), terminator: "")
-      return 0
-    }
-    do {
-      let options = (action == "build" ? Self.buildOptions : Self.infoOptions) + Help.globalOptions
-      let values = try ArgumentParser(options: options).parse(
-        Array(words.dropFirst()).map { $0 == "-q" ? "--quiet" : $0 })
-      return try action == "build" ? build(values) : info(values)
-    } catch let error as GeoPipeError {
-      Terminal.printError(error.description)
-      if error.status == .usage { Terminal.printError("usage: see 'geopipe gazetteer --help'") }
-      return error.status.rawValue
-    } catch {
-      Terminal.printError("error: \(error)")
-      return ExitStatus.ioError.rawValue
-    }
-  }
-
-  private func build(_ values: OptionValues) throws -> Int32 {
+  private static func build(_ values: OptionValues) throws -> Int32 {
     let quiet = values.flag("quiet")
     var sources: GazetteerSources
     if values.flag("default") || values.string("geonames") == nil {
       guard values.string("geonames") == nil else {
         throw GeoPipeError.usage("--default reads the shipped GeoNames files; leave out --geonames")
       }
-      let data = try Self.shippedData()
-      sources = GazetteerSources(
-        geonames: data + "/cities15000.txt.gz", admin1: data + "/admin1CodesASCII.txt.gz",
-        countries: data + "/countryInfo.txt.gz")
+      sources = .shipped(in: try shippedData())
     } else {
       sources = GazetteerSources(
         geonames: values.string("geonames") ?? "", admin1: values.string("admin1"),
@@ -137,23 +115,15 @@ struct GazetteerCommand {
       if showProgress { Terminal.printError("gazetteer: \(message)") }
     }
     if !quiet {
-      let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
       Terminal.printError(
-        "wrote \(path): \(meta["places"] ?? "0") places, \(meta["admin1"] ?? "0") admin1 areas, "
-          + "\(meta["countries"] ?? "0") countries, \(meta["names"] ?? "0") names in \(seconds) s")
+        GazetteerBuilder.summary(
+          of: meta, path: path, seconds: Date().timeIntervalSince(started)))
     }
     return 0
   }
 
-  private func info(_ values: OptionValues) throws -> Int32 {
-    let path = values.string("path") ?? Gazetteer.defaultPath
-    let gazetteer = try Gazetteer(path: path)
-    var lines = ["gazetteer: \(path)"]
-    for (key, value) in try gazetteer.metadata() where key != "attribution" {
-      lines.append("\(key): \(value)")
-    }
-    lines.append(Gazetteer.attribution)
-    print(lines.joined(separator: "\n"))
+  private static func info(_ values: OptionValues) throws -> Int32 {
+    print(try Gazetteer.description(ofFileAt: values.string("path") ?? Gazetteer.defaultPath))
     return 0
   }
 }

@@ -1,13 +1,16 @@
+import GeoPipeStageKit
 import GeoPipeStages
 
-/// Help text generated from the stage registry.
+/// Help text generated from the command table.
 enum Help {
   static let version = "geopipe 0.1.0"
 
   static let globalOptions: [OptionSpec] = [
-    OptionSpec("quiet", .flag, help: "Print no progress, notes or warnings (errors still print)."),
+    OptionSpec(
+      "quiet", .flag, short: "q",
+      help: "Print no progress, notes or warnings (errors still print)."),
     OptionSpec("progress", .flag, help: "Show progress on stderr even when it is not a terminal."),
-    OptionSpec("help", .flag, help: "Show help for the command."),
+    OptionSpec("help", .flag, short: "h", help: "Show help for the command."),
   ]
 
   static let stdoutOptions: [OptionSpec] = [
@@ -21,52 +24,12 @@ enum Help {
 
   /// Every command with its one-line abstract, in the order the overview lists them.
   static var commands: [(name: String, abstract: String)] {
-    var commands = [
-      ("run", PipelineCommand.abstracts["run"] ?? ""),
-      ("check", PipelineCommand.abstracts["check"] ?? ""),
-    ]
-    commands += StageRegistry.all.map { ($0.name, $0.abstract) }
-    commands.insert(("convert", "Convert a file to another format (read + write)."), at: 4)
-    commands.append(("validate", ValidateCommand.abstract))
-    commands.append(("gazetteer", GazetteerCommand.abstract))
-    commands.append(("camera", CameraCommand.abstract))
-    commands.append(("completions", Completions.abstract))
-    return commands
-  }
-
-  /// The options a command takes, as its help groups them; nil for an unknown command.
-  static func groups(for name: String) -> [(title: String, options: [OptionSpec])]? {
-    switch name {
-    case "convert": return Command.convertGroups
-    case "run", "check": return PipelineCommand.options(for: name)
-    case "validate":
-      return [
-        ("OPTIONS", ValidateCommand.options), ("INPUT OPTIONS", ValidateCommand.inputOptions),
-        ("GLOBAL OPTIONS", ValidateCommand.globalOptions),
-      ]
-    case "gazetteer":
-      return [
-        ("BUILD OPTIONS", GazetteerCommand.buildOptions + GazetteerCommand.infoOptions),
-        ("GLOBAL OPTIONS", globalOptions),
-      ]
-    case "camera": return [("OPTIONS", CameraCommand.options), ("GLOBAL OPTIONS", globalOptions)]
-    case "completions": return [("OPTIONS", Completions.options)]
-    default: return StageRegistry.definition(named: name).map { Command.groups(for: $0) }
-    }
+    CommandTable.all.map { ($0.name, $0.abstract) }
   }
 
   /// The help a command prints for `--help`; nil for an unknown command.
   static func text(for name: String) -> String? {
-    switch name {
-    case "gazetteer": return GazetteerCommand(words: []).help()
-    case "validate": return ValidateCommand(words: []).help()
-    case "camera": return CameraCommand(words: []).help()
-    case "completions": return Completions.help()
-    case "run", "check": return PipelineCommand(name: name, words: []).help()
-    default:
-      guard name == "convert" || StageRegistry.definition(named: name) != nil else { return nil }
-      return Command(name: name, words: []).help()
-    }
+    CommandTable.entry(named: name)?.help
   }
 
   static func overview() -> String {

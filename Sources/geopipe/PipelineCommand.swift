@@ -2,12 +2,12 @@ import Foundation
 import GeoPipeCore
 import GeoPipeIO
 import GeoPipePipeline
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// `geopipe run FILE` and `geopipe check FILE`.
 struct PipelineCommand {
   let name: String
-  let words: [String]
 
   static let abstracts = [
     "run": "Run a pipeline definition file (YAML or JSON).",
@@ -64,26 +64,15 @@ struct PipelineCommand {
     ],
   ]
 
-  func help() -> String {
-    Help.command(
-      name: name, abstract: Self.abstracts[name] ?? "", discussion: Self.discussions[name] ?? "",
-      examples: Self.examples[name] ?? [], groups: Self.options(for: name))
+  /// The table entries of `run` and `check`.
+  static let entries = ["run", "check"].map { name in
+    CommandEntry(
+      name: name, abstract: abstracts[name] ?? "", discussion: discussions[name] ?? "",
+      examples: examples[name] ?? [], groups: options(for: name),
+      run: { _, values in PipelineCommand(name: name).run(values) })
   }
 
-  func run() -> Int32 {
-    if words.contains("--help") || words.contains("-h") {
-      print(help(), terminator: "")
-      return 0
-    }
-    let values: OptionValues
-    do {
-      values = try ArgumentParser(options: Self.options(for: name).flatMap(\.options))
-        .parse(words.map { $0 == "-q" ? "--quiet" : $0 })
-    } catch {
-      Terminal.printError((error as? GeoPipeError ?? GeoPipeError.usage("\(error)")).description)
-      Terminal.printError("usage: see 'geopipe \(name) --help'")
-      return ExitStatus.usage.rawValue
-    }
+  func run(_ values: OptionValues) -> Int32 {
     let quiet = values.flag("quiet")
     var overrides: [String: String] = [:]
     for pair in values.pairs("var") { overrides[pair.key] = pair.value }
@@ -187,13 +176,14 @@ struct PipelineCommand {
       if streamsFeatures { writer = try Command.standardOutputWriter(values) }
       progress?.start()
       let output = writer
-      let received = try PipelineRunner.run(
-        plan, context: context, counters: counters,
+      let result = try PlanRunner.run(
+        plan.stagePlan, context: context,
         standardOutput: output.map { out in { try out.write($0) } })
       try writer?.finish()
       progress?.stop()
       if !quiet {
-        for (step, count) in zip(plan.steps, received)
+        for warning in result.warnings { Terminal.printError(warning.description) }
+        for (step, count) in zip(plan.steps, result.received)
         where step.definition.role == .sink && !step.definition.pathIsInput {
           guard let path = step.values.string("path"), path != "-" else { continue }
           Terminal.printError("wrote \(path): \(count) feature\(count == 1 ? "" : "s")")

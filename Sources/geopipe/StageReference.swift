@@ -1,3 +1,4 @@
+import GeoPipeStageKit
 import GeoPipeStages
 
 /// The stage reference in Markdown (`geopipe help --markdown`), generated from the stage

@@ -1,6 +1,7 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 import GeoPipeStages
 import Synchronization
 

@@ -1,12 +1,12 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 import GeoPipeStages
 import GeoPipeValidation
 
 /// `geopipe validate FILE...`: the CI gate for datasets.
-struct ValidateCommand {
-  let words: [String]
+enum ValidateCommand {
 
   static let abstract = "Check datasets and report every problem (exit 1 on errors): the CI gate."
 
@@ -15,7 +15,7 @@ struct ValidateCommand {
       "path", .path, required: true, positional: true,
       help: "The files to validate, one or more ('-' for standard input)."),
     OptionSpec(
-      "format", .choice(ReportFormat.allCases.map(\.rawValue)), default: "text",
+      "format", .choice(of: ReportFormat.self), default: ReportFormat.text.rawValue,
       help: "text: file:line:column: error[GP012]: ...; json; github: workflow annotations; "
         + "junit: JUnit XML; sarif: SARIF 2.1.0."),
     OptionSpec(
@@ -75,68 +75,38 @@ struct ValidateCommand {
     "geopipe validate --fix parcels.geojson",
   ]
 
-  func help() -> String {
-    Help.command(
-      name: "validate", abstract: Self.abstract, discussion: Self.discussion,
-      examples: Self.examples,
-      groups: [
-        ("OPTIONS", Self.options), ("INPUT OPTIONS", Self.inputOptions),
-        ("GLOBAL OPTIONS", Self.globalOptions),
-      ])
-  }
+  static let entry = CommandEntry(
+    name: "validate", abstract: abstract, discussion: discussion, examples: examples,
+    groups: [
+      ("OPTIONS", options), ("INPUT OPTIONS", inputOptions), ("GLOBAL OPTIONS", globalOptions),
+    ],
+    parse: parse, run: { _, values in run(values) })
 
-  func run() -> Int32 {
-    if words.contains("--help") || words.contains("-h") {
-      print(help(), terminator: "")
-      return 0
-    }
-    let paths: [String]
-    let values: OptionValues
+  static func run(_ values: OptionValues) -> Int32 {
     let options: ValidationOptions
-    let format: ReportFormat
     do {
-      (paths, values) = try parse()
       options = try Self.validationOptions(values)
-      format = ReportFormat(rawValue: values.string("format") ?? "text") ?? .text
     } catch {
       let failure = error as? GeoPipeError ?? GeoPipeError.usage("\(error)")
-      Terminal.printError(failure.description)
-      if failure.status == .usage { Terminal.printError("usage: see 'geopipe validate --help'") }
+      CommandEntry.printUsageError(failure, command: "validate")
       return failure.status.rawValue
     }
-    return validate(paths, options: options, format: format, values: values)
+    let format = values.choice("format", as: ReportFormat.self) ?? .text
+    return validate(values.list("path") ?? [], options: options, format: format, values: values)
   }
 
-  /// Splits the words into file paths and options (several paths are allowed).
-  private func parse() throws -> ([String], OptionValues) {
-    let specs = Self.options + Self.inputOptions + Self.globalOptions
-    var optionWords: [String] = []
-    var paths: [String] = []
-    var k = 0
-    var onlyPaths = false
-    while k < words.count {
-      let word = words[k] == "-q" ? "--quiet" : words[k]
-      k += 1
-      if onlyPaths || !word.hasPrefix("-") || word == "-" {
-        paths.append(word)
-        continue
+  /// Parses the words: any number of paths among the options.
+  private static func parse(_ words: [String], _ specs: [OptionSpec]) throws -> OptionValues {
+    let values = try ArgumentParser(
+      options: specs.map { spec in
+        guard spec.isPositional else { return spec }
+        var paths = spec
+        paths.isVariadic = true
+        paths.isRequired = false
+        return paths
       }
-      if word == "--" {
-        onlyPaths = true
-        continue
-      }
-      optionWords.append(word)
-      let name = String(word.dropFirst(2))
-      if !name.contains("="), let spec = specs.first(where: { $0.name == name }),
-        spec.kind != .flag, k < words.count
-      {
-        optionWords.append(words[k])
-        k += 1
-      }
-    }
-    let parser = ArgumentParser(options: specs.filter { !$0.isPositional })
-    let values = try parser.parse(optionWords)
-    guard !paths.isEmpty else {
+    ).parse(words)
+    guard let paths = values.list("path"), !paths.isEmpty else {
       throw GeoPipeError.usage("missing PATH: name the files to validate")
     }
     if values.flag("fix"), paths.contains("-") {
@@ -145,7 +115,7 @@ struct ValidateCommand {
     if let limit = values.integer("max-findings"), limit < 1 {
       throw GeoPipeError.usage("--max-findings must be at least 1")
     }
-    return (paths, values)
+    return values
   }
 
   static func validationOptions(_ values: OptionValues) throws -> ValidationOptions {
@@ -184,11 +154,10 @@ struct ValidateCommand {
     return options
   }
 
-  private func validate(
+  private static func validate(
     _ paths: [String], options: ValidationOptions, format: ReportFormat, values: OptionValues
   ) -> Int32 {
     let quiet = values.flag("quiet")
-    let limit = values.integer("max-findings")
     let validity: GEOSValidityChecker
     do {
       validity = try GEOSValidityChecker()
@@ -197,67 +166,28 @@ struct ValidateCommand {
       return ExitStatus.ioError.rawValue
     }
     let validator = Validator(options: options, validity: validity)
-    let report = ReportWriter(format: format)
-    var totals = RunTotals()
-    var status = ExitStatus.success
     let progress = Self.progress(
       for: validator, paths: paths, quiet: quiet, requested: values.flag("progress"))
     progress?.start()
     defer { progress?.stop() }
+    let output: ReportOutput
     do {
-      let out = try ReportOutput()
-      try out.write(report.header())
-      try validateEach(
-        paths, validator: validator, report: report, totals: &totals, status: &status, quiet: quiet,
-        limit: limit, out: out)
-      try out.write(report.footer(totals))
-      try out.flush()
-    } catch is BrokenPipe {
-      return totals.errors > 0 ? ExitStatus.findings.rawValue : ExitStatus.success.rawValue
+      output = try ReportOutput()
     } catch {
       Terminal.printError("error: \(error)")
       return ExitStatus.ioError.rawValue
     }
-    if totals.unopened > 0 { return ExitStatus.noInput.rawValue }
-    if status != .success { return status.rawValue }
-    return totals.errors > 0 ? ExitStatus.findings.rawValue : ExitStatus.success.rawValue
-  }
-
-  private func validateEach(
-    _ paths: [String], validator: Validator, report: ReportWriter, totals: inout RunTotals,
-    status: inout ExitStatus, quiet: Bool, limit: Int?, out: ReportOutput
-  ) throws {
-    for path in paths {
-      if totals.truncated { break }
-      do {
-        let summary = try validator.validate(path: path) { finding in
-          if finding.severity == .error { totals.errors += 1 } else { totals.warnings += 1 }
-          try out.write(report.write(finding))
-          if let limit, totals.errors + totals.warnings >= limit {
-            totals.truncated = true
-            return false
-          }
-          return true
-        }
-        totals.files += 1
-        totals.features += summary.features
-        report.fileFinished(summary)
-        if !quiet && validator.options.fix {
-          // The notes go to standard error after the file's findings, also on a terminal.
-          try out.flush()
-          Self.describeFix(summary)
-        }
-      } catch let error as GeoPipeError {
-        try out.flush()
-        Terminal.printError(error.description)
-        if error.status == .noInput {
-          totals.unopened += 1
-          try out.write(report.unopened(path, message: error.message))
-        } else {
-          status = error.status
-        }
-      }
-    }
+    let run = ValidationRun(
+      validator: validator, format: format, maxFindings: values.integer("max-findings"))
+    let outcome = run.run(
+      paths, to: output,
+      fileValidated: { summary in
+        // The notes go to standard error after the file's findings, also on a terminal.
+        if !quiet, let note = summary.fixNote { Terminal.printError(note) }
+      },
+      fileFailed: { Terminal.printError($0.description) })
+    if let error = outcome.outputError { Terminal.printError("error: \(error)") }
+    return outcome.status.rawValue
   }
 
   /// A progress line (files, features, bytes): in place when standard error is a terminal and
@@ -291,37 +221,5 @@ struct ValidateCommand {
       counters.bytes.store(done.bytes + bytes, ordering: .relaxed)
     }
     return ProgressLine(counters: counters, label: "validate", total: nil, mode: mode)
-  }
-
-  private static func describeFix(_ summary: FileSummary) {
-    if let reason = summary.fixSkipped {
-      Terminal.printError("note: no repaired copy of \(summary.path): \(reason)")
-    } else if let fixed = summary.fixedPath {
-      var text =
-        "wrote \(fixed): \(summary.features - summary.dropped) feature"
-        + "\(summary.features - summary.dropped == 1 ? "" : "s"), \(summary.repaired) repaired"
-      if summary.dropped > 0 { text += ", \(summary.dropped) unreadable left out" }
-      Terminal.printError(text)
-    }
-  }
-}
-
-/// Standard output in large writes (a report can have millions of lines).
-final class ReportOutput {
-  private var buffer: [UInt8] = []
-  private let file: OutputFile
-
-  init() throws {
-    file = try OutputFile(path: "-")
-  }
-
-  func write(_ text: String) throws {
-    buffer.append(contentsOf: text.utf8)
-    if buffer.count >= 1 << 16 { try flush() }
-  }
-
-  func flush() throws {
-    try buffer.withUnsafeBytes { try file.write($0) }
-    buffer.removeAll(keepingCapacity: true)
   }
 }

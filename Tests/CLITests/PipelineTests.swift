@@ -177,6 +177,32 @@ struct PipelineTests {
     }
   }
 
+  /// A FeatureCollection's own members (a `name`) reach the file `run` writes, as they reach
+  /// the one `convert` writes: both run through the same runner.
+  @Test func runKeepsTheCollectionsMembersAsConvertDoes() throws {
+    try withTemporaryDirectory { directory in
+      let collection = """
+        {"type":"FeatureCollection","name":"towns","features":[\
+        {"type":"Feature","properties":{"n":1},"geometry":{"type":"Point","coordinates":[1,2]}}]}
+        """
+      try write(collection, to: directory.appendingPathComponent("in.geojson"))
+      let pipeline = """
+        version: 1
+        stages:
+          - read: in.geojson
+          - write: run.geojson
+        """
+      try write(pipeline, to: directory.appendingPathComponent("p.yaml"))
+      let run = try geopipe(["run", "p.yaml"], in: directory)
+      #expect(run.status == 0, "\(run)")
+      let convert = try geopipe(["convert", "in.geojson", "convert.geojson"], in: directory)
+      #expect(convert.status == 0, "\(convert)")
+      let written = text(directory.appendingPathComponent("run.geojson"))
+      #expect(written.contains(#""name":"towns""#), "\(written)")
+      #expect(written == text(directory.appendingPathComponent("convert.geojson")))
+    }
+  }
+
   /// A missing pipeline file is exit 66, not a pipeline error.
   @Test func missingFileCannotBeOpened() throws {
     let run = try geopipe(["check", "no-such-pipeline.yaml"])

@@ -117,6 +117,18 @@ struct TableStageTests {
     #expect(run.err.contains(message), "\(run.err)")
   }
 
+  /// `-n N` is head's short name for its count, as in head(1); `-q` is `--quiet` everywhere.
+  @Test func shortNamesAreTheirLongOptions() throws {
+    let places = CLI.fixtures("cli/places.read.geojsonl")
+    let short = try geopipe(["head", "-n", "3"], stdinFile: places)
+    #expect(short.status == 0, "\(short)")
+    #expect(short.outLines.count == 3)
+    #expect(short.out == (try geopipe(["head", "3"], stdinFile: places)).out)
+    let quiet = try geopipe(["select", "--set", "label={regio}", "-q"], stdinFile: places)
+    #expect(quiet.status == 0, "\(quiet)")
+    #expect(quiet.err == "")
+  }
+
   @Test func selectWarnsOnceAboutMissingTemplateProperties() throws {
     let places = CLI.fixtures("cli/places.read.geojsonl")
     let run = try geopipe(["select", "--set", "label={regio}"], stdinFile: places)

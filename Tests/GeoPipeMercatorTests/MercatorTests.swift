@@ -147,4 +147,16 @@ import Testing
     let dy = point.1 - viewport.height / 2
     return (cx + (dx * cos(a) - dy * sin(a)) / size, cy + (dx * sin(a) + dy * cos(a)) / size)
   }
+
+  @Test func cameraJSONRoundsToNineDecimalsAndWritesWholeNumbersBare() throws {
+    let viewport = try #require(Viewport(size: "512x512"))
+    let camera = Camera(longitude: 0, latitude: 0, zoom: 1, bearing: -90)
+    #expect(
+      camera.json(in: viewport)
+        == #"{"center": [0, 0], "zoom": 1, "bearing": 270, "tilt": 0, "bounds": "#
+        + #"[-180, -85.05112878, 180, 85.05112878]}"#)
+    #expect(Viewport(size: "800X600") == Viewport(width: 800, height: 600))
+    #expect(Viewport(size: "0x600") == nil)
+    #expect(Viewport(size: "800") == nil)
+  }
 }

@@ -2,6 +2,7 @@ import GeoPipeClustering
 import GeoPipeCore
 import Testing
 
+@testable import GeoPipeStageKit
 @testable import GeoPipeStages
 
 /// The cluster stage's additions to supercluster, checked against answers computed here

@@ -1,6 +1,7 @@
 import GeoPipeCore
 import Testing
 
+@testable import GeoPipeStageKit
 @testable import GeoPipeStages
 
 @Suite struct FilterTests {

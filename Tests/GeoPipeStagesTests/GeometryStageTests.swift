@@ -3,6 +3,7 @@ import GeoPipeGEOS
 import GeoPipeGeometry
 import Testing
 
+@testable import GeoPipeStageKit
 @testable import GeoPipeStages
 
 @Suite struct GeodesicCircleTests {

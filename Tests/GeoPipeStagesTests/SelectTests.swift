@@ -3,6 +3,7 @@ import GeoPipeIO
 import Synchronization
 import Testing
 
+@testable import GeoPipeStageKit
 @testable import GeoPipeStages
 
 @Suite struct SelectTests {

@@ -3,6 +3,7 @@ import GeoPipeCore
 import GeoPipeIO
 import Testing
 
+@testable import GeoPipeStageKit
 @testable import GeoPipeStages
 
 @Suite struct SortTests {

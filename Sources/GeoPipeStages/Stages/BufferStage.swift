@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeIO
+import GeoPipeStageKit
 import GeoPipeValidation
 
 /// `buffer`: the area within a distance in metres of each geometry, with GEOS.

@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 
 /// The centroid of a geometry in planar lon/lat, from its highest-dimension parts: the
 /// area-weighted centroid of polygons, else the length-weighted centroid of lines, else the

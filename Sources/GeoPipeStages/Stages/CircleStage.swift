@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 
 /// `circle`: a point and a radius in metres → a geodesic circle polygon.
 enum CircleStage {

@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeIO
+import GeoPipeStageKit
 import GeoPipeValidation
 
 /// `clip`: each geometry cut to the area of a box or of another layer's polygons.

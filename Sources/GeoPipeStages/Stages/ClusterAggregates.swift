@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 
 /// Aggregates over a cluster's member points (`--aggregate population:sum`, `--count-by kind`).
 ///

@@ -2,6 +2,7 @@ import Foundation
 import GeoPipeClustering
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `cluster`: points clustered by zoom level, with supercluster 8.0.1's semantics.
 final class ClusterStage: Stage {

@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `dissolve`: the features of each group merged into one, their geometries unioned.
 final class DissolveStage: Stage {

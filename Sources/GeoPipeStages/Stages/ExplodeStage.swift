@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `explode`: a feature with a multi-part geometry becomes one feature per part.
 final class ExplodeStage: Stage {

@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `filter`: keeps the features that match all of the given conditions.
 final class FilterStage: Stage {

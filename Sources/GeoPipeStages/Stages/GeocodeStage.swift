@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGeocoding
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `geocode`: a point and a placemark for each feature, from a query built from its
 /// properties.
@@ -124,7 +125,7 @@ final class GeocodeStage: Stage {
     } catch {
       throw GeoPipeError.usage("invalid value '\(text)' for --query: \(error.message)")
     }
-    geocoder = try ForwardGeocoder(gazetteer: try GeocodingSupport.open(values.string("gazetteer")))
+    geocoder = try ForwardGeocoder(gazetteer: try Gazetteer.open(values.string("gazetteer")))
     options = try Self.searchOptions(values, geocoder: geocoder, limit: 1)
     prefix = values.string("prefix") ?? "geocode_"
     minimumConfidence = values.number("min-confidence") ?? 0
@@ -155,8 +156,8 @@ final class GeocodeStage: Stage {
 
   /// A result's placemark properties, without prefix, in the documented order.
   static func placemark(_ result: ForwardMatch, geocoder: ForwardGeocoder) -> [JSONMember] {
-    GeocodingSupport.placemark(
-      result.place, admin1: geocoder.admin1Names, countries: geocoder.countryNames,
+    result.place.placemark(
+      admin1: geocoder.admin1Names, countries: geocoder.countryNames,
       match: result.match.rawValue)
       + [
         JSONMember("confidence", .double(result.confidence)),

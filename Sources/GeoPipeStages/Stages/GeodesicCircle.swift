@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeGeometry
+import GeoPipeStageKit
 
 /// A circle on the WGS84 ellipsoid as a lon/lat polygon (RFC 7946), like MapKit's MKCircle.
 ///

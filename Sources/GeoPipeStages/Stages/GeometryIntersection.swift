@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 
 /// Exact intersection tests between geometries and longitude/latitude boxes.
 enum GeometryIntersection {

@@ -1,5 +1,6 @@
 import Foundation
 import GeoPipeCore
+import GeoPipeStageKit
 
 /// A length given on the command line: `500`, `500m`, `2km` (metres unless a unit says).
 struct Metres: Hashable, Sendable {

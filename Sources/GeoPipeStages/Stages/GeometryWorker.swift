@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeGEOS
+import GeoPipeStageKit
 
 /// What one worker thread of a geometry stage owns: a GEOS context and its UTM transformers.
 final class GeometryWorker {

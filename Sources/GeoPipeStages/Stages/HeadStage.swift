@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeStageKit
 
 /// `head`: passes the first N features on.
 final class HeadStage: Stage {
@@ -11,11 +12,12 @@ final class HeadStage: Stage {
       """,
     examples: [
       "geopipe read places.csv | geopipe head 5",
+      "geopipe read places.csv | geopipe head -n 5",
       "geopipe read places.csv | geopipe sort --by population --desc | geopipe head 10",
     ],
     options: [
       OptionSpec(
-        "n", .integer, default: "10", positional: true, validate: validateCount,
+        "n", .integer, default: "10", positional: true, short: "n", validate: validateCount,
         help: "How many features to keep (0 or more).")
     ],
     role: .transform,

@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `info`: a summary of features — count, geometry types, bounds, properties.
 final class InfoStage: Stage {

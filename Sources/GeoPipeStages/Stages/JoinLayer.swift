@@ -2,6 +2,7 @@ import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeIO
 import GeoPipeSpatialIndex
+import GeoPipeStageKit
 
 /// The features of a second input (`join --with`, `clip --with`), held in memory with an
 /// STR-packed R-tree of their bounding boxes.

@@ -3,6 +3,7 @@ import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeGeometry
 import GeoPipeIO
+import GeoPipeStageKit
 import Synchronization
 
 /// `join`: each feature gets the properties of the features of another layer that it meets.

@@ -2,6 +2,7 @@ import Foundation
 import GeoPipeCore
 import GeoPipeGeometry
 import GeoPipeMercator
+import GeoPipeStageKit
 
 /// The planar coordinates a geometry stage measures metres or pixels in, for one feature.
 ///

@@ -1,3 +1,5 @@
+import GeoPipeStageKit
+
 /// Range checks for count options, shared by the stages' option tables.
 ///
 /// Every count an option gives has an upper bound, so that a typo or an overflowing number is a

@@ -1,6 +1,7 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// What a geometry stage's worker made of one feature.
 enum FeatureOutcome: Sendable {

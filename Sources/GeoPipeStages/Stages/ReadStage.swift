@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGeometry
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `read`: any supported input → features.
 enum ReadStage {

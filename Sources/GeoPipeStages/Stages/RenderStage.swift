@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeIO
 import GeoPipeRender
+import GeoPipeStageKit
 
 /// `render`: a static map of the features, as PNG (cairo) or SVG.
 final class RenderStage: Stage {

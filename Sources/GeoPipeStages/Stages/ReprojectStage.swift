@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeGeometry
+import GeoPipeStageKit
 
 /// `reproject`: coordinates from one CRS to another, with PROJ.
 enum ReprojectStage {

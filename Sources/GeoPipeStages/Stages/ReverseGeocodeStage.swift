@@ -2,6 +2,7 @@ import Foundation
 import GeoPipeCore
 import GeoPipeGeocoding
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `reverse-geocode`: the nearest gazetteer place to each point.
 final class ReverseGeocodeStage: Stage {
@@ -90,7 +91,7 @@ final class ReverseGeocodeStage: Stage {
   private let report: @Sendable (ReadDiagnostic) -> Void
 
   init(_ values: OptionValues, context: StageContext) throws {
-    let gazetteer = try GeocodingSupport.open(values.string("gazetteer"))
+    let gazetteer = try Gazetteer.open(values.string("gazetteer"))
     let classes = values.list("feature-class").map(Set.init)
     let minimum = values.integer("min-population").map(Int64.init)
     // The filters are fixed for the run, so the index holds only the places they keep:
@@ -143,9 +144,9 @@ final class ReverseGeocodeStage: Stage {
     }
     let placemark =
       placemarks[k]
-      ?? GeocodingSupport.placemark(
-        places[k], admin1: admin1, countries: countries, match: "nearest"
-      ).filter { keep?.contains($0.key) ?? true }.map { JSONMember(key($0.key), $0.value) }
+      ?? places[k].placemark(admin1: admin1, countries: countries, match: "nearest").filter {
+        keep?.contains($0.key) ?? true
+      }.map { JSONMember(key($0.key), $0.value) }
     placemarks[k] = placemark
     var properties = out.properties ?? JSONObject()
     out.properties = nil
@@ -229,39 +230,5 @@ final class ReverseGeocodeStage: Stage {
     }
     guard let x = Double(text), x >= 0, x.isFinite else { return nil }
     return x
-  }
-}
-
-/// What the geocoding stages share: opening the gazetteer and writing placemarks.
-enum GeocodingSupport {
-  /// Opens the given gazetteer, or the default one with a hint when it is missing.
-  static func open(_ path: String?) throws -> Gazetteer {
-    if let path { return try Gazetteer(path: path) }
-    let fallback = Gazetteer.defaultPath
-    do {
-      return try Gazetteer(path: fallback)
-    } catch let error as GeoPipeError where error.status == .noInput {
-      throw GeoPipeError(
-        "no default gazetteer at \(fallback): build it with 'geopipe gazetteer build --default' "
-          + "(or 'make'), or name one with --gazetteer", status: .noInput)
-    }
-  }
-
-  /// A place's placemark properties, without prefix, in the documented order.
-  static func placemark(
-    _ place: Place, admin1: [String: String], countries: [String: String], match: String
-  ) -> [JSONMember] {
-    let admin1Name = admin1[place.countryCode + "." + place.admin1Code].map(JSONValue.string)
-    return [
-      JSONMember("kind", .string(place.kind.rawValue)),
-      JSONMember("geonameid", place.geonameid == 0 ? .null : .integer(place.geonameid)),
-      JSONMember("name", .string(place.name)),
-      JSONMember("admin1_code", place.admin1Code.isEmpty ? .null : .string(place.admin1Code)),
-      JSONMember("admin1_name", admin1Name ?? .null),
-      JSONMember("country_code", .string(place.countryCode)),
-      JSONMember("country_name", countries[place.countryCode].map(JSONValue.string) ?? .null),
-      JSONMember("population", .integer(place.population)),
-      JSONMember("match", .string(match)),
-    ]
   }
 }

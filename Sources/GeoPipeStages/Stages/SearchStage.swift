@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGeocoding
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `search`: the gazetteer places a text names, best first, as Point features.
 enum SearchStage {
@@ -37,7 +38,7 @@ enum SearchStage {
     role: .source,
     make: { values, _ in
       let geocoder = try ForwardGeocoder(
-        gazetteer: try GeocodingSupport.open(values.string("gazetteer")))
+        gazetteer: try Gazetteer.open(values.string("gazetteer")))
       let options = try GeocodeStage.searchOptions(
         values, geocoder: geocoder, limit: values.integer("limit") ?? 10)
       let results = try geocoder.search(values.string("query") ?? "", options: options)

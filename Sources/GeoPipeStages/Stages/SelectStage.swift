@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `select`: keeps, drops, renames and sets properties.
 final class SelectStage: Stage {

@@ -3,6 +3,7 @@ import GeoPipeCore
 import GeoPipeGEOS
 import GeoPipeGeometry
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `simplify`: fewer vertices in lines and polygons, with GEOS's algorithms.
 enum SimplifyStage {
@@ -52,7 +53,7 @@ enum SimplifyStage {
         help: "How far a removed vertex may lie from the result: degrees (0.01), metres (100m, "
           + "2km) or pixels (1px, with --zoom)."),
       OptionSpec(
-        "method", .choice(["auto", "dp", "topology"]), default: "auto",
+        "method", .choice(of: MethodChoice.self), default: MethodChoice.auto.rawValue,
         help: "dp: Douglas-Peucker; topology: topology-preserving; auto: topology for polygons, "
           + "dp for lines."),
       OptionSpec(
@@ -66,6 +67,25 @@ enum SimplifyStage {
     ],
     role: .transform,
     make: { values, context in .stage(try make(values, context: context)) })
+
+  /// `--method`: one of GEOS's methods, or the one that suits each geometry.
+  enum MethodChoice: String, CaseIterable, Sendable {
+    /// Topology-preserving for polygons, Douglas-Peucker for lines.
+    case auto
+    /// Douglas-Peucker.
+    case dp
+    /// Topology-preserving.
+    case topology
+
+    /// The GEOS method, nil for auto.
+    var method: SimplificationMethod? {
+      switch self {
+      case .auto: nil
+      case .dp: .douglasPeucker
+      case .topology: .topologyPreserving
+      }
+    }
+  }
 
   /// The settings one worker applies.
   struct Settings: Sendable {
@@ -82,7 +102,7 @@ enum SimplifyStage {
     }
     let settings = Settings(
       tolerance: try Tolerance(values.string("tolerance") ?? "", zoom: zoom),
-      method: SimplificationMethod(rawValue: values.string("method") ?? "auto"),
+      method: values.choice("method", as: MethodChoice.self)?.method,
       keepCollapsed: values.flag("keep-collapsed"),
       minArea: try values.string("min-area").map { try SquareMetres($0, option: "min-area").value })
     let diagnostics = context.diagnostics

@@ -2,6 +2,7 @@ import GeoPipeCore
 import GeoPipeIO
 
 #if canImport(Glibc)
+import GeoPipeStageKit
 import Glibc
 #elseif canImport(Darwin)
 import Darwin

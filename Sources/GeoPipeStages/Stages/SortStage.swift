@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `sort`: orders features by properties, spilling sorted runs to temporary files when the
 /// input does not fit in its memory budget.

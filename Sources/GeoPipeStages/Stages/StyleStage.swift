@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `style`: sets simplestyle-spec properties, as MapKit annotations have a title, a colour and a
 /// display priority.

@@ -1,5 +1,6 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// Tests geometries against a `--bbox` and notices a box given latitude first.
 ///

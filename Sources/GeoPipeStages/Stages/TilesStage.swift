@@ -1,6 +1,7 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeStageKit
 import GeoPipeTiles
 
 /// `tiles`: features → a vector tileset (MBTiles or PMTiles).
@@ -39,9 +40,12 @@ final class TilesStage: Stage {
       OptionSpec(
         "path", .path, required: true, positional: true,
         help: "The tileset to write: a .mbtiles or .pmtiles file."),
-      OptionSpec("min-zoom", .integer, default: "0", help: "The lowest zoom to write."),
       OptionSpec(
-        "max-zoom", .integer, default: "14", help: "The highest zoom to write (at most 24)."),
+        "min-zoom", .integer, default: String(TilerOptions().minZoom),
+        help: "The lowest zoom to write."),
+      OptionSpec(
+        "max-zoom", .integer, default: String(TilerOptions().maxZoom),
+        help: "The highest zoom to write (at most 24)."),
       OptionSpec(
         "layer", .string,
         help: "The layer's name (default: the file name without its extension)."),
@@ -51,10 +55,10 @@ final class TilesStage: Stage {
           "A property whose value names each feature's layer; it is left out of the tiles' properties."
       ),
       OptionSpec(
-        "buffer", .integer, default: "80",
+        "buffer", .integer, default: String(TilerOptions().buffer),
         help: "Tile units (of 4096) kept around each tile when clipping lines and polygons."),
       OptionSpec(
-        "simplification", .number, default: "1",
+        "simplification", .number, default: Template.displayText(TilerOptions().tolerance),
         help: "Douglas-Peucker tolerance in tile units for lines and polygons (0: none)."),
       OptionSpec(
         "name", .string, help: "The tileset's name in its metadata (default: the layer's)."),
@@ -80,9 +84,10 @@ final class TilesStage: Stage {
     report = context?.diagnostics
     let path = values.string("path") ?? ""
     self.path = path
+    // The option table's defaults are TilerOptions' own; an absent value keeps them.
     var options = TilerOptions()
-    options.minZoom = values.integer("min-zoom") ?? 0
-    options.maxZoom = values.integer("max-zoom") ?? 14
+    if let minZoom = values.integer("min-zoom") { options.minZoom = minZoom }
+    if let maxZoom = values.integer("max-zoom") { options.maxZoom = maxZoom }
     guard (0...24).contains(options.minZoom), (0...24).contains(options.maxZoom) else {
       throw GeoPipeError.usage("--min-zoom and --max-zoom must be between 0 and 24")
     }
@@ -90,11 +95,11 @@ final class TilesStage: Stage {
       throw GeoPipeError.usage(
         "--min-zoom (\(options.minZoom)) is greater than --max-zoom (\(options.maxZoom))")
     }
-    options.buffer = values.integer("buffer") ?? 80
+    if let buffer = values.integer("buffer") { options.buffer = buffer }
     guard (0...4096).contains(options.buffer) else {
       throw GeoPipeError.usage("--buffer must be between 0 and 4096 tile units")
     }
-    options.tolerance = values.number("simplification") ?? 1
+    if let tolerance = values.number("simplification") { options.tolerance = tolerance }
     guard options.tolerance >= 0 else {
       throw GeoPipeError.usage("--simplification must not be negative")
     }

@@ -1,5 +1,6 @@
 import GeoPipeGeometry
 import GeoPipeIO
+import GeoPipeStageKit
 
 extension WriteStage {
   /// What opening the output would refuse, known from the option values alone: a path whose

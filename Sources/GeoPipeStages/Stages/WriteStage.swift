@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeGeometry
 import GeoPipeIO
+import GeoPipeStageKit
 
 /// `write`: features → a file (atomically) or standard output.
 final class WriteStage: Stage, CollectionMembersReceiver {

@@ -186,13 +186,15 @@ public enum ArithmeticOperator: String, Sendable {
 }
 
 /// A number an expression computes with: an exact 64-bit integer or a finite double.
-enum NumericValue: Equatable {
+public enum NumericValue: Equatable, Sendable {
+  /// An exact integer.
   case integer(Int64)
+  /// A finite double.
   case double(Double)
 
   /// The number a value stands for: a JSON number, or a string that holds one (spaces and
   /// tabs around it allowed); nil for anything else.
-  init?(_ value: JSONValue?) {
+  public init?(_ value: JSONValue?) {
     switch value {
     case .integer(let n)?: self = .integer(n)
     case .double(let x)?: self = .double(x)
@@ -208,7 +210,7 @@ enum NumericValue: Equatable {
 
   /// The number in a text, as `--where` reads numeric strings: an integer when the text is
   /// one that fits in 64 bits, else any finite double.
-  static func parse(_ text: String) -> NumericValue? {
+  public static func parse(_ text: String) -> NumericValue? {
     let trimmed = text.trimmingCharacters(in: " \t")
     guard !trimmed.isEmpty else { return nil }
     if let n = Int64(trimmed) { return .integer(n) }
@@ -217,7 +219,7 @@ enum NumericValue: Equatable {
   }
 
   /// The value as a double.
-  var double: Double {
+  public var double: Double {
     switch self {
     case .integer(let n): Double(n)
     case .double(let x): x
@@ -225,7 +227,7 @@ enum NumericValue: Equatable {
   }
 
   /// The number with its sign flipped (a float for the one integer without a negation).
-  var negated: NumericValue {
+  public var negated: NumericValue {
     switch self {
     case .integer(let n) where n != .min: .integer(-n)
     case .integer(let n): .double(-Double(n))
@@ -234,7 +236,7 @@ enum NumericValue: Equatable {
   }
 
   /// The number as a JSON value.
-  var json: JSONValue {
+  public var json: JSONValue {
     switch self {
     case .integer(let n): .integer(n)
     case .double(let x): .double(x)

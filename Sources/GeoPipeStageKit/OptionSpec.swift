@@ -80,15 +80,18 @@ public struct OptionSpec: Sendable {
   /// Returns what is wrong and where in the text, or nil when the value is fine. For `.pairs`
   /// it is given each VALUE.
   public var validate: (@Sendable (String) -> ValueProblem?)?
+  /// The one-letter name the command line also takes (`-q` for `--quiet`), if any.
+  public var shortName: Character?
 
   /// Creates an option.
   public init(
     _ name: String, _ kind: OptionKind, default defaultValue: String? = nil, required: Bool = false,
     positional: Bool = false, variadic: Bool = false, range: ClosedRange<Int>? = nil,
-    expression: Bool = false, templates: Bool = false,
+    expression: Bool = false, templates: Bool = false, short: Character? = nil,
     validate: (@Sendable (String) -> ValueProblem?)? = nil, help: String
   ) {
     self.name = name
+    shortName = short
     self.kind = kind
     self.defaultValue = defaultValue
     self.help = help
@@ -165,6 +168,9 @@ public struct OptionValues: Sendable {
 
   /// Sets a value.
   public mutating func set(_ name: String, _ value: OptionValue) { values[name] = value }
+
+  /// Removes a value.
+  public mutating func remove(_ name: String) { values[name] = nil }
 
   /// Whether the option has a value (given or defaulted).
   public func has(_ name: String) -> Bool { values[name] != nil }

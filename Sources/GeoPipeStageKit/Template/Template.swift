@@ -96,7 +96,7 @@ public struct Template: Sendable, Equatable {
   }
 
   /// A double for display: integral values up to 2^53 without ".0", others shortest round-trip.
-  static func displayText(_ x: Double) -> String {
+  public static func displayText(_ x: Double) -> String {
     if x == x.rounded(), abs(x) < 9_007_199_254_740_992 { return String(Int64(x)) }
     return "\(x)"
   }
