@@ -49,6 +49,7 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)
+	Scripts/test-overlay.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 
 bench: release

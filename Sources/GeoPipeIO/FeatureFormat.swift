@@ -296,3 +296,53 @@ public enum FeatureFormats {
     return titles.dropLast().joined(separator: ", ") + " and " + (titles.last ?? "")
   }
 }
+
+extension LayerInfo {
+  /// Describes the one layer of an input by reading it through: the geometry types seen
+  /// (`Point`, or `Mixed (Point, Polygon)`), the count, the CRS it declares (WGS84 when it
+  /// declares none), each property with the JSON kinds of its values, and the bounds.
+  public init(reading reader: any FeatureReader, name: String) throws {
+    var kinds: [String] = []
+    var count = 0
+    var fields: [String] = []
+    var types: [String: [String]] = [:]
+    var bounds = BBox.empty
+    while let feature = try reader.next() {
+      count += 1
+      if let geometry = feature.geometry {
+        if !kinds.contains(geometry.typeName) { kinds.append(geometry.typeName) }
+        geometry.forEachXY { x, y in bounds.extend(x: x, y: y) }
+      }
+      for member in feature.properties?.members ?? [] {
+        let kind = Self.kind(of: member.value)
+        if types[member.key] == nil { fields.append(member.key) }
+        if !(types[member.key]?.contains(kind) ?? false) {
+          types[member.key, default: []].append(kind)
+        }
+      }
+    }
+    let geometryType =
+      kinds.count == 1
+      ? kinds[0] : kinds.isEmpty ? "None" : "Mixed (\(kinds.joined(separator: ", ")))"
+    self.init(
+      name: name, geometryType: geometryType, count: count,
+      crs: reader.declaredCRS ?? "EPSG:4326",
+      fields: fields.map { field in
+        let seen = types[field] ?? []
+        let real = seen.filter { $0 != "null" }
+        return (field, real.isEmpty ? "null" : real.joined(separator: "|"))
+      }, bounds: bounds.isEmpty ? nil : bounds)
+  }
+
+  private static func kind(of value: JSONValue) -> String {
+    switch value {
+    case .null: "null"
+    case .bool: "boolean"
+    case .integer, .bigInteger: "integer"
+    case .double, .bigNumber: "number"
+    case .string: "string"
+    case .array: "array"
+    case .object: "object"
+    }
+  }
+}

@@ -71,15 +71,17 @@ public enum FeatureReaders {
     }
     let input = FormatInput(
       path: path, name: name, source: decoded, head: head, isCompressed: compressed)
+    let recognized = FeatureFormats.readable.first { $0.recognize?(head) == true }
+    if let layer = options.layer, (options.format ?? recognized ?? expected)?.layers == nil {
+      try checkSingleLayer(layer, path: path)
+    }
     if let chosen = options.format {
       guard let open = chosen.open else {
         throw GeoPipeError.usage("geopipe does not read \(chosen.title)")
       }
       return try open(input, options)
     }
-    if let recognized = FeatureFormats.readable.first(where: { $0.recognize?(head) == true }),
-      let open = recognized.open
-    {
+    if let recognized, let open = recognized.open {
       if let expected, expected != recognized {
         throw GeoPipeError.data(
           "expected \(expected.title) (the file name ends in .\(fileExtension(name))), but the "
@@ -92,6 +94,42 @@ public enum FeatureReaders {
       throw contradiction(head, name: name, expected: expected)
     }
     return try openText(input, options: options, expected: expected?.text)
+  }
+
+  /// A file of a single-layer format has one layer, named after the file (as `geopipe layers`
+  /// shows): `--layer` naming another is an error, not ignored.
+  static func checkSingleLayer(_ layer: String, path: String) throws {
+    var base = Substring(path)
+    if let slash = base.lastIndex(of: "/") { base = base[base.index(after: slash)...] }
+    if base.lowercased().hasSuffix(".gz") { base = base.dropLast(3) }
+    if let dot = base.lastIndex(of: "."), dot != base.startIndex { base = base[..<dot] }
+    guard path == "-" || layer != base else { return }
+    let name = path == "-" ? "standard input" : "'\(path)'"
+    throw GeoPipeError.usage(
+      "\(name) has one layer\(path == "-" ? "" : ", '\(base)'"); --layer '\(layer)' names none "
+        + "(--layer picks a layer of a GeoPackage or a zip of shapefiles)")
+  }
+
+  /// The format `open` would read `path` with, and its layers when the format lists them (a
+  /// GeoPackage's tables, a zip's shapefiles); nil layers for single-layer formats, whose one
+  /// layer is described by reading it.
+  public static func layers(_ path: String, options: ReadOptions = ReadOptions()) throws -> (
+    format: FeatureFormat?, layers: [LayerInfo]?
+  ) {
+    let peekable = PeekableByteSource(try FileByteSource(path: path))
+    let magic = try peekable.peek(2)
+    let compressed = magic.count == 2 && magic[0] == 0x1F && magic[1] == 0x8B
+    let decoded = compressed ? PeekableByteSource(try GzipByteSource(peekable)) : peekable
+    let head = try decoded.peek(512)
+    let name = path == "-" ? "<stdin>" : path
+    let format =
+      options.format
+      ?? FeatureFormats.readable.first { $0.recognize?(head) == true }
+      ?? (path == "-" ? nil : FeatureFormats.reading(path))
+    guard let format, let layers = format.layers else { return (format, nil) }
+    let input = FormatInput(
+      path: path, name: name, source: decoded, head: head, isCompressed: compressed)
+    return (format, try layers(input, options))
   }
 
   /// Opens a text input: GeoJSON, GeoJSONSeq or CSV, `format` when given, else detected from

@@ -58,8 +58,9 @@ public enum StageRegistry {
     }
     var input = values
     input.set("path", .string(definition.pathIsInput ? (values.string("path") ?? "-") : "-"))
-    // `read`'s --layer and --bbox are its own: another stage's --bbox is not the input's.
-    input.remove("layer")
+    // `read`'s --bbox is its own: another stage's --bbox is not the input's; --layer picks the
+    // layer of a stage's input file (`info --layer`).
+    if !definition.pathIsInput { input.remove("layer") }
     input.remove("bbox")
     if let option = definition.inputCRSOption, let crs = values.string(option) {
       input.set("crs", .string(crs))

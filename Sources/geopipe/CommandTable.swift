@@ -112,7 +112,10 @@ enum CommandTable {
       definition.name == "write"
         ? [Command.entry(for: definition), Command.convertEntry] : [Command.entry(for: definition)]
     }
-    + [ValidateCommand.entry, GazetteerCommand.entry, CameraCommand.entry, Completions.entry]
+    + [
+      LayersCommand.entry, ValidateCommand.entry, GazetteerCommand.entry, CameraCommand.entry,
+      Completions.entry,
+    ]
 
   /// The command named `name`.
   static func entry(named name: String) -> CommandEntry? {

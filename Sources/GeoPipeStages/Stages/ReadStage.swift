@@ -26,7 +26,12 @@ enum ReadStage {
   ]
 
   /// The options of reading a file: CSV's and those the other formats add.
-  static let fileOptions: [OptionSpec] = csvOptions + Formats.readOptions
+  static let fileOptions: [OptionSpec] =
+    [
+      OptionSpec(
+        "layer", .string,
+        help: "The layer to read from a file that holds several (see 'geopipe layers FILE').")
+    ] + csvOptions + Formats.readOptions
 
   static let csvOptions: [OptionSpec] = [
     OptionSpec("lat", .string, help: "CSV: the latitude column (found by name by default)."),
@@ -77,9 +82,6 @@ enum ReadStage {
       OptionSpec(
         "keep-crs", .flag,
         help: "With --crs: keep the coordinates as they are instead of reprojecting to WGS84."),
-      OptionSpec(
-        "layer", .string,
-        help: "The layer to read from a file that holds several (a GeoPackage's tables)."),
       OptionSpec(
         "bbox", .bbox,
         help: "Only features whose geometry meets this box (W,S,E,N in degrees); formats with a "
