@@ -14,7 +14,9 @@ public enum GeoPackage {
         path: try input.seekablePath(for: "GeoPackage"), name: input.name, options: options)
     },
     create: { output, options in try GeoPackageWriter(output: output, options: options) },
-    layers: { input, _ in try layers(path: try input.seekablePath(for: "GeoPackage"), name: input.name) },
+    layers: { input, _ in
+      try layers(path: try input.seekablePath(for: "GeoPackage"), name: input.name)
+    },
     writeOptions: [
       FormatOption(
         "append-layer", .flag,

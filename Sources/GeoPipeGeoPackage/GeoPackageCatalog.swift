@@ -99,8 +99,10 @@ struct GeoPackageCatalog {
     if features.isEmpty {
       throw GeoPipeError.usage(
         "\(name) has no feature table"
-          + (all.isEmpty ? "" : "; choose an attributes table with --layer: "
-          + Self.list(all.map(\.name))))
+          + (all.isEmpty
+            ? ""
+            : "; choose an attributes table with --layer: "
+              + Self.list(all.map(\.name))))
     }
     throw GeoPipeError.usage(
       "\(name) holds \(features.count) layers: choose one with --layer "
@@ -166,7 +168,8 @@ struct GeoPackageCatalog {
     return LayerInfo(
       name: table.name,
       geometryType: table.geometryTypeName.map {
-        Self.geometryTypeTitle($0) + (table.z > 0 ? (table.m > 0 ? " ZM" : " Z") : (table.m > 0 ? " M" : ""))
+        Self.geometryTypeTitle($0)
+          + (table.z > 0 ? (table.m > 0 ? " ZM" : " Z") : (table.m > 0 ? " M" : ""))
       },
       count: Int(count.int64(0)),
       crs: table.geometryColumn == nil ? nil : (try crs(srsID: table.srsID) ?? "EPSG:4326"),

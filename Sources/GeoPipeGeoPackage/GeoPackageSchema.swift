@@ -47,7 +47,8 @@ enum GeoPackageSchema {
     let c = quoted(column)
     let r = quoted("rtree_\(table)_\(column)")
     let name = "rtree_\(table)_\(column)"
-    let values = "VALUES (NEW.\"fid\", ST_MinX(NEW.\(c)), ST_MaxX(NEW.\(c)), ST_MinY(NEW.\(c)), "
+    let values =
+      "VALUES (NEW.\"fid\", ST_MinX(NEW.\(c)), ST_MaxX(NEW.\(c)), ST_MinY(NEW.\(c)), "
       + "ST_MaxY(NEW.\(c)))"
     func trigger(_ suffix: String, _ body: String) -> String {
       "CREATE TRIGGER \(quoted(name + "_" + suffix)) \(body);\n"

@@ -359,7 +359,8 @@ final class GeoPackageWriter: FeatureWriter {
       CoordinateArray(storage: c.storage.map(round), dimension: c.dimension)
     }
     switch geometry {
-    case .point(let p): return .point(Position(x: round(p.x), y: round(p.y), z: round(p.z), m: round(p.m)))
+    case .point(let p):
+      return .point(Position(x: round(p.x), y: round(p.y), z: round(p.z), m: round(p.m)))
     case .multiPoint(let c): return .multiPoint(run(c))
     case .lineString(let c): return .lineString(run(c))
     case .multiLineString(let runs): return .multiLineString(runs.map(run))

@@ -217,8 +217,7 @@ public final class SQLiteStatement {
 
   /// Calls `body` with the bytes of column `k` of the current row (a BLOB, or the UTF-8 of
   /// text), valid only during the call; empty for NULL.
-  public func withBytes<T>(_ k: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T
-  {
+  public func withBytes<T>(_ k: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
     let pointer = sqlite3_column_blob(raw, k)
     let count = Int(sqlite3_column_bytes(raw, k))
     return try body(UnsafeRawBufferPointer(start: count > 0 ? pointer : nil, count: count))

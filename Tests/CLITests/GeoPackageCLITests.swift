@@ -123,12 +123,14 @@ import Testing
     try withTemporaryDirectory { dir in
       try readWrite(Self.source.path, ["--layer", "one", "both.gpkg"], in: dir)
       let before = bytes(dir.appendingPathComponent("both.gpkg"))
-      let again = try readWrite(Self.source.path, ["--layer", "one", "--append-layer", "both.gpkg"], in: dir)
+      let again = try readWrite(
+        Self.source.path, ["--layer", "one", "--append-layer", "both.gpkg"], in: dir)
       #expect(again.status == 64)
       #expect(again.err.contains("already has a layer 'one'"), "\(again)")
       #expect(bytes(dir.appendingPathComponent("both.gpkg")) == before)
       #expect(try contents(of: dir) == ["both.gpkg"])
-      let added = try readWrite(Self.source.path, ["--layer", "two", "--append-layer", "both.gpkg"], in: dir)
+      let added = try readWrite(
+        Self.source.path, ["--layer", "two", "--append-layer", "both.gpkg"], in: dir)
       #expect(added.status == 0, "\(added)")
       let one = try geopipe(["read", "--layer", "one", "both.gpkg"], in: dir)
       let two = try geopipe(["read", "--layer", "two", "both.gpkg"], in: dir)
@@ -168,7 +170,10 @@ import Testing
   // MARK: Bad data
 
   @Test(arguments: [
-    ("bad magic", "CAST(X'4758000100000000' || substr(geom, 9) AS BLOB)", "the magic is 0x4758, not 'GP'"),
+    (
+      "bad magic", "CAST(X'4758000100000000' || substr(geom, 9) AS BLOB)",
+      "the magic is 0x4758, not 'GP'"
+    ),
     ("truncated WKB", "substr(geom, 1, length(geom) - 5)", "bad WKB"),
     ("wrong envelope size", "X'47500009E6100000'", "envelope (type 4, 64 bytes) does not fit"),
   ])
@@ -211,6 +216,18 @@ import Testing
     }
   }
 
+  @Test func truncatedGeoPackageIsADataError() throws {
+    try withTemporaryDirectory { dir in
+      let head =
+        Array("SQLite format 3\0".utf8) + Array(repeating: 0, count: 52) + Array("GPKG".utf8)
+        + Array(repeating: 0, count: 28)
+      try Data(head).write(to: dir.appendingPathComponent("data.gpkg"))
+      let run = try geopipe(["read", "data.gpkg"], in: dir)
+      #expect(run.status == 65, "\(run)")
+      #expect(run.err.contains("data.gpkg is not a GeoPackage"), "\(run)")
+    }
+  }
+
   @Test func standardInputIsRefused() throws {
     let run = try geopipe(["read", "--input-format", "gpkg", "-"], stdin: Data())
     #expect(run.status == 66)
@@ -235,7 +252,8 @@ import Testing
     let tool = arguments[0].hasPrefix("/") ? arguments[0] : "/usr/bin/" + arguments[0]
     let run = try runProcess(
       URL(fileURLWithPath: tool), Array(arguments.dropFirst()), stdin: nil, in: dir)
-    #expect(run.status == 0, "\(arguments.joined(separator: " ")): \(run)",
+    #expect(
+      run.status == 0, "\(arguments.joined(separator: " ")): \(run)",
       sourceLocation: sourceLocation)
     return run
   }
@@ -254,9 +272,11 @@ import Testing
   }
 }
 
-/// Expects two feature lists to be the same: same order, ids and properties (numbers of the
-/// same kind), coordinates within 1e-9. GDAL rewrites DATETIME values in its own form (without
-/// `.000` milliseconds), which geopipe keeps as stored.
+/// Expects two feature lists to be the same.
+///
+/// Same order, ids and properties (numbers of the same kind), coordinates within 1e-9. GDAL
+/// rewrites DATETIME values in its own form (without `.000` milliseconds), which geopipe
+/// keeps as stored.
 func expectSameFeatures(
   _ ours: [JSON], _ theirs: [JSON], sourceLocation: SourceLocation = #_sourceLocation
 ) {

@@ -48,15 +48,16 @@ import Testing
     #expect(decoded.geometry == .point(Position(x: 1.5, y: -2, m: 9)))
   }
 
-  @Test(arguments: [
-    ([0x47, 0x50, 0, 1], "too few"),
-    ([0x48, 0x50, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0], "magic"),
-    ([0x47, 0x50, 1, 1, 0, 0, 0, 0], "version 1"),
-    ([0x47, 0x50, 0, 0x0B, 0, 0, 0, 0], "envelope type 5"),
-    ([0x47, 0x50, 0, 0x21, 0, 0, 0, 0], "extended"),
-    ([0x47, 0x50, 0, 0x03, 0, 0, 0, 0, 0, 0], "envelope (type 1, 32 bytes) does not fit"),
-    ([0x47, 0x50, 0, 0x01, 0, 0, 0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 0], "bad WKB"),
-  ] as [([UInt8], String)])
+  @Test(
+    arguments: [
+      ([0x47, 0x50, 0, 1], "too few"),
+      ([0x48, 0x50, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0], "magic"),
+      ([0x47, 0x50, 1, 1, 0, 0, 0, 0], "version 1"),
+      ([0x47, 0x50, 0, 0x0B, 0, 0, 0, 0], "envelope type 5"),
+      ([0x47, 0x50, 0, 0x21, 0, 0, 0, 0], "extended"),
+      ([0x47, 0x50, 0, 0x03, 0, 0, 0, 0, 0, 0], "envelope (type 1, 32 bytes) does not fit"),
+      ([0x47, 0x50, 0, 0x01, 0, 0, 0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 0], "bad WKB"),
+    ] as [([UInt8], String)])
   func refusesCorruptBlobs(_ bytes: [UInt8], _ message: String) {
     #expect {
       try bytes.withUnsafeBytes { try GeoPackageBlob.decode($0) }
