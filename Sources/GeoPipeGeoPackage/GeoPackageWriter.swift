@@ -60,6 +60,11 @@ final class GeoPackageWriter: FeatureWriter {
 
   init(output: FormatOutput, options: WriteOptions) throws {
     self.output = output
+    if let crs = options.crs {
+      throw GeoPipeError.usage(
+        "geopipe writes GeoPackages in WGS84, not \(crs): leave out --crs (reproject to "
+          + "EPSG:4326 first)")
+    }
     let path = try output.temporaryPath(for: "GeoPackage")
     layer = options.layer ?? Self.baseName(output.path)
     precision = options.precision
@@ -85,7 +90,7 @@ final class GeoPackageWriter: FeatureWriter {
       try database.execute(GeoPackageSchema.metadata)
       try database.execute(
         "CREATE TEMP TABLE staging (seq INTEGER PRIMARY KEY, fid INTEGER, geom BLOB, "
-          + "minx REAL, maxx REAL, miny REAL, maxy REAL)")
+          + "minx REAL, maxx REAL, miny REAL, maxy REAL, h INTEGER)")
       try prepareInsert()
     } catch let error as SQLiteError {
       database = nil
@@ -116,9 +121,10 @@ final class GeoPackageWriter: FeatureWriter {
     count += 1
     row.removeAll(keepingCapacity: true)
     if let properties = feature.properties {
-      for member in properties where !member.value.isNull {
+      // A property that is always null still gets its (TEXT) column, as it was read.
+      for member in properties {
         let k = try column(for: member.key)
-        row.append((Int32(7 + k), value(member.value, column: k)))
+        if !member.value.isNull { row.append((Int32(8 + k), value(member.value, column: k))) }
       }
     }
     do {
@@ -133,6 +139,7 @@ final class GeoPackageWriter: FeatureWriter {
         try statement.bind(.real(box.east), at: 4)
         try statement.bind(.real(box.south), at: 5)
         try statement.bind(.real(box.north), at: 6)
+        try statement.bind(.integer(GeoPackageRTree.hilbert(box)), at: 7)
       }
       for (index, value) in row { try statement.bind(value, at: index) }
       try statement.run()
@@ -215,8 +222,9 @@ final class GeoPackageWriter: FeatureWriter {
 
   private func prepareInsert() throws {
     guard let database else { return }
-    let parameters = (0..<(6 + columns.count)).map { "?\($0 + 1)" }.joined(separator: ", ")
-    let names = ["fid", "geom", "minx", "maxx", "miny", "maxy"] + columns.indices.map { "c\($0)" }
+    let parameters = (0..<(7 + columns.count)).map { "?\($0 + 1)" }.joined(separator: ", ")
+    let names =
+      ["fid", "geom", "minx", "maxx", "miny", "maxy", "h"] + columns.indices.map { "c\($0)" }
     insert = try database.statement(
       "INSERT INTO temp.staging (\(names.joined(separator: ", "))) VALUES (\(parameters))")
     insert?.reset()
@@ -272,9 +280,10 @@ final class GeoPackageWriter: FeatureWriter {
       "INSERT INTO gpkg_geometry_columns VALUES (?1, 'geom', ?2, 4326, ?3, ?4)"
     ).bind(.text(layer), .text(geometryType), .integer(Int64(z)), .integer(Int64(m))).run()
     try database.execute(GeoPackageSchema.rtree(table: layer, column: "geom"))
-    try database.execute(
-      "INSERT INTO \(quoted("rtree_\(layer)_geom")) SELECT fid, minx, maxx, miny, maxy "
-        + "FROM temp.staging WHERE minx IS NOT NULL ORDER BY seq")
+    try GeoPackageRTree.load(
+      database, name: "rtree_\(layer)_geom",
+      entries: "SELECT fid, minx, maxx, miny, maxy FROM temp.staging WHERE minx IS NOT NULL "
+        + "ORDER BY h")
   }
 
   // MARK: Helpers

@@ -77,7 +77,7 @@ import Testing
   @Test func measuresAndEmptyGeometriesRoundTrip() throws {
     try withTemporaryDirectory { dir in
       let features = """
-        {"type":"Feature","id":7,"properties":{"k":1},"geometry":{"type":"LineString","coordinates":[[1,2,3,4],[5,6,7,8]]}}
+        {"type":"Feature","id":7,"properties":{"k":1,"none":null},"geometry":{"type":"LineString","coordinates":[[1,2,3,4],[5,6,7,8]]}}
         {"type":"Feature","id":9,"properties":{"k":2},"geometry":{"type":"MultiPolygon","coordinates":[]}}
         {"type":"Feature","id":12,"properties":{"k":3.5},"geometry":{"type":"Point","coordinates":[1.123456789,2]}}
 
@@ -88,9 +88,9 @@ import Testing
       let back = try geopipe(["read", "z.gpkg"], in: dir)
       #expect(
         back.outLines == [
-          #"{"type":"Feature","id":7,"properties":{"k":1.0},"geometry":{"type":"LineString","coordinates":[[1,2,3,4],[5,6,7,8]]}}"#,
-          #"{"type":"Feature","id":9,"properties":{"k":2.0},"geometry":null}"#,
-          #"{"type":"Feature","id":12,"properties":{"k":3.5},"geometry":{"type":"Point","coordinates":[1.123,2]}}"#,
+          #"{"type":"Feature","id":7,"properties":{"k":1.0,"none":null},"geometry":{"type":"LineString","coordinates":[[1,2,3,4],[5,6,7,8]]}}"#,
+          #"{"type":"Feature","id":9,"properties":{"k":2.0,"none":null},"geometry":null}"#,
+          #"{"type":"Feature","id":12,"properties":{"k":3.5,"none":null},"geometry":{"type":"Point","coordinates":[1.123,2]}}"#,
         ])
     }
   }
@@ -225,6 +225,15 @@ import Testing
       let run = try geopipe(["read", "data.gpkg"], in: dir)
       #expect(run.status == 65, "\(run)")
       #expect(run.err.contains("data.gpkg is not a GeoPackage"), "\(run)")
+    }
+  }
+
+  @Test func anotherCRSIsRefusedOnWrite() throws {
+    try withTemporaryDirectory { dir in
+      let run = try readWrite(Self.source.path, ["--crs", "EPSG:3857", "m.gpkg"], in: dir)
+      #expect(run.status == 64, "\(run)")
+      #expect(run.err.contains("geopipe writes GeoPackages in WGS84, not EPSG:3857"), "\(run)")
+      #expect(try contents(of: dir) == [])
     }
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeSQLite
 import Testing
 
 @testable import GeoPipeGeoPackage
@@ -51,6 +52,49 @@ import Testing
       }
       #expect(found == expected)
     }
+  }
+
+  /// The packed R-tree passes SQLite's own check and answers as the trees it builds itself.
+  @Test(arguments: [1, 51, 52, 3000])
+  func packedRTreeIsSound(_ count: Int) throws {
+    let folder = FileManager.default.temporaryDirectory
+      .appendingPathComponent("gpkg-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("t.gpkg").path
+    let writer = try GeoPackage.format.create?(
+      FormatOutput(path: path, file: try OutputFile(path: path)), WriteOptions())
+    var generator = SplitMix64(seed: 7)
+    for _ in 0..<count {
+      let x = Double(generator.next() % 36000) / 100 - 180
+      let y = Double(generator.next() % 17000) / 100 - 85
+      let line = CoordinateArray(storage: [x, y, x + 0.37, y + 0.21], dimension: 2)
+      try writer?.write(Feature(geometry: .lineString(line)))
+    }
+    try writer?.finish()
+    let database = try SQLiteDatabase(path: path)
+    #expect(try database.scalarText("SELECT rtreecheck('rtree_t_geom')") == "ok")
+    #expect(try database.scalarText("SELECT COUNT(*) FROM rtree_t_geom") == String(count))
+    // The same answers as an R-tree SQLite builds row by row.
+    try database.execute(
+      "CREATE VIRTUAL TABLE temp.check_tree USING rtree(id, minx, maxx, miny, maxy); "
+        + "INSERT INTO temp.check_tree SELECT * FROM rtree_t_geom")
+    for box in ["-10, 10, -10, 10", "100, 180, -85, 0", "0, 0.5, 0, 0.5"] {
+      let parts = box.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+      let filter =
+        "WHERE maxx >= \(parts[0]) AND minx <= \(parts[1]) AND maxy >= \(parts[2]) AND "
+        + "miny <= \(parts[3])"
+      let packed = try database.scalarText(
+        "SELECT group_concat(id) FROM (SELECT id FROM rtree_t_geom \(filter) ORDER BY id)")
+      let built = try database.scalarText(
+        "SELECT group_concat(id) FROM (SELECT id FROM temp.check_tree \(filter) ORDER BY id)")
+      #expect(packed == built)
+    }
+    // Still a working R-tree: SQLite can delete from and insert into it.
+    try database.execute(
+      "DELETE FROM rtree_t_geom WHERE id % 3 = 0; "
+        + "INSERT INTO rtree_t_geom VALUES (1000000, 1, 2, 3, 4)")
+    #expect(try database.scalarText("SELECT rtreecheck('rtree_t_geom')") == "ok")
   }
 
   @Test func layersDescribeTheTable() throws {

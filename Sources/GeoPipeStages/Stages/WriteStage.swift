@@ -125,6 +125,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.csv.geometryFormat =
       values.choice("geometry-format", as: CSVGeometryFormat.self) ?? .auto
     options.layer = values.string("layer")
+    if let crs, !CoordinateTransformer.isWGS84(crs) { options.crs = crs }
     options.formatOptions = Formats.formatValues(
       Formats.writable.flatMap(\.writeOptions), from: values)
     let format = outputFormat(path: path, values: values)
