@@ -79,7 +79,7 @@ final class GeoPackageWriter: FeatureWriter {
       // no rollback journal nor syncs of its own (the commit syncs the file).
       try database.execute(
         "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA temp_store = FILE; "
-          + "PRAGMA cache_size = -65536")
+          + "PRAGMA cache_size = -16384")
       if existing {
         try checkExisting(database)
       } else {
