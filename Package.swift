@@ -30,6 +30,9 @@ var targets: [Target] = [
   .target(name: "GeoPipeCore", swiftSettings: fast),
   .target(name: "GeoPipeSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
   .target(
+    name: "GeoPipeGeoPackage", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite"],
+    swiftSettings: fast),
+  .target(
     name: "GeoPipeGeocoding", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite"],
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
@@ -56,9 +59,9 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeStages",
     dependencies: [
-      "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
-      "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
-      "GeoPipeSpatialIndex",
+      "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeGeometry", "GeoPipeGEOS",
+      "GeoPipeClustering", "GeoPipeGeocoding", "GeoPipeGeoPackage", "GeoPipeMercator",
+      "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation", "GeoPipeSpatialIndex",
     ],
     swiftSettings: fast),
   .target(
@@ -120,6 +123,10 @@ var targets: [Target] = [
       "GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator", "GeoPipeGEOS",
     ],
     swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeGeoPackageTests",
+    dependencies: ["GeoPipeGeoPackage", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore"],
+    swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
@@ -136,8 +143,14 @@ var products: [Product] = [
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
 // `main` of their own and link only with `--sanitize fuzzer`.
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
-  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline"] {
-    let dependency: Target.Dependency = name == "FuzzPipeline" ? "GeoPipePipeline" : "GeoPipeIO"
+  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob"]
+  {
+    let dependency: Target.Dependency =
+      switch name {
+      case "FuzzPipeline": "GeoPipePipeline"
+      case "FuzzGeoPackageBlob": "GeoPipeGeoPackage"
+      default: "GeoPipeIO"
+      }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))
     products.append(.executable(name: name, targets: [name]))
   }

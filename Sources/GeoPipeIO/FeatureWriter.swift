@@ -61,6 +61,10 @@ public struct WriteOptions: Sendable {
   /// The URN of the coordinates' CRS when it is not WGS84: a GeoJSON FeatureCollection then
   /// carries it as a legacy `crs` member (see `GeoJSONCRS`).
   public var crsURN: String?
+  /// The CRS of the coordinates (`write --crs`) when it is not WGS84.
+  ///
+  /// Nil for WGS84. Formats that record a CRS and can only record WGS84 refuse another.
+  public var crs: String?
   /// Threads that encode GeoJSON; above 1, batches of features are encoded in parallel and
   /// written in order.
   public var threads = 1

@@ -15,6 +15,8 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
   /// `SQLITE_NOTADB`: the file is not an SQLite database (or is encrypted).
   public static let notADatabase = SQLITE_NOTADB
+  /// `SQLITE_CONSTRAINT`: a UNIQUE, NOT NULL or other constraint was broken.
+  public static let constraint = SQLITE_CONSTRAINT
 
   /// Creates an error; `extendedCode` defaults to `code` when SQLite gave no finer one.
   public init(code: Int32, extendedCode: Int32? = nil, message: String) {
@@ -104,6 +106,7 @@ public final class SQLiteDatabase {
   /// The text of the first column of the first row of `sql`, if any.
   public func scalarText(_ sql: String) throws(SQLiteError) -> String? {
     let statement = try statement(sql)
+    defer { statement.reset() }
     return try statement.step() ? statement.text(0) : nil
   }
 
@@ -197,6 +200,72 @@ public final class SQLiteStatement {
 
   /// Whether column `k` of the current row is NULL.
   public func isNull(_ k: Int32) -> Bool { sqlite3_column_type(raw, k) == SQLITE_NULL }
+
+  /// How many columns a row of the statement has.
+  public var columnCount: Int32 { sqlite3_column_count(raw) }
+
+  /// The storage class of column `k` of the current row (`sqlite3_column_type`).
+  public func type(_ k: Int32) -> SQLiteStorageClass {
+    switch sqlite3_column_type(raw, k) {
+    case SQLITE_INTEGER: .integer
+    case SQLITE_FLOAT: .real
+    case SQLITE_TEXT: .text
+    case SQLITE_BLOB: .blob
+    default: .null
+    }
+  }
+
+  /// Calls `body` with the bytes of column `k` of the current row (a BLOB, or the UTF-8 of
+  /// text), valid only during the call; empty for NULL.
+  public func withBytes<T>(_ k: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+    let pointer = sqlite3_column_blob(raw, k)
+    let count = Int(sqlite3_column_bytes(raw, k))
+    return try body(UnsafeRawBufferPointer(start: count > 0 ? pointer : nil, count: count))
+  }
+
+  /// Binds one value to parameter `index` (1-based).
+  public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+    let status: Int32
+    switch value {
+    case .null: status = sqlite3_bind_null(raw, index)
+    case .integer(let n): status = sqlite3_bind_int64(raw, index, n)
+    case .real(let x): status = sqlite3_bind_double(raw, index, x)
+    case .text(let s): status = sqlite3_bind_text(raw, index, s, -1, geopipe_sqlite_transient())
+    case .blob(let bytes):
+      status = bytes.withUnsafeBytes {
+        sqlite3_bind_blob(raw, index, $0.baseAddress, Int32($0.count), geopipe_sqlite_transient())
+      }
+    }
+    guard status == SQLITE_OK else {
+      throw SQLiteError(
+        code: status, extendedCode: database.lastExtendedCode,
+        message: "\(database.path): \(database.lastMessage)")
+    }
+  }
+
+  /// Binds bytes as a BLOB to parameter `index` (1-based); SQLite copies them.
+  public func bindBlob(_ bytes: UnsafeRawBufferPointer, at index: Int32) throws(SQLiteError) {
+    // A zero-length BLOB needs a non-nil pointer, or SQLite binds NULL.
+    let status = withUnsafeBytes(of: 0) { zero in
+      sqlite3_bind_blob(
+        raw, index, bytes.count > 0 ? bytes.baseAddress : zero.baseAddress, Int32(bytes.count),
+        geopipe_sqlite_transient())
+    }
+    guard status == SQLITE_OK else {
+      throw SQLiteError(
+        code: status, extendedCode: database.lastExtendedCode,
+        message: "\(database.path): \(database.lastMessage)")
+    }
+  }
+}
+
+/// The storage class of a value in a row (SQLite's five).
+public enum SQLiteStorageClass: Sendable {
+  case null
+  case integer
+  case real
+  case text
+  case blob
 }
 
 /// A value bound to a statement parameter.

@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeGeoPackage
 import GeoPipeIO
 import GeoPipeStageKit
 
@@ -7,6 +8,7 @@ import GeoPipeStageKit
 public enum Formats {
   /// Registers the format modules' formats with `FeatureFormats` (once, on first use).
   public static let registered: Void = {
+    FeatureFormats.register(GeoPackage.format)
   }()
 
   /// Every format, after registration.

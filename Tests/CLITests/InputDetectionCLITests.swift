@@ -98,11 +98,6 @@ struct InputDetectionCLITests {
     ("roads.shp", [0x00, 0x00, 0x27, 0x0A] + Array(repeating: 0, count: 96), "ESRI shapefile"),
     ("data.parquet", Array("PAR1".utf8) + [0x15, 0x04, 0x15, 0x10], "Parquet"),
     (
-      "data.gpkg",
-      Array("SQLite format 3\0".utf8) + Array(repeating: 0, count: 52) + Array("GPKG".utf8)
-        + Array(repeating: 0, count: 28), "a GeoPackage"
-    ),
-    (
       "tiles.mbtiles",
       Array("SQLite format 3\0".utf8) + Array(repeating: 0, count: 52) + Array("MPBX".utf8)
         + Array(repeating: 0, count: 28), "MBTiles"
@@ -136,8 +131,8 @@ struct InputDetectionCLITests {
       #expect(
         run.errLines.first
           == "places.kml:1:1: error: the input is a KML document, which geopipe does not read (it "
-          + "reads GeoJSON, GeoJSONSeq and CSV); convert it first, e.g. with ogr2ogr -f GeoJSONSeq "
-          + "out.geojsonl places.kml")
+          + "reads GeoJSON, GeoJSONSeq, CSV and GeoPackage); convert it first, e.g. with ogr2ogr -f "
+          + "GeoJSONSeq out.geojsonl places.kml")
     }
   }
 

@@ -48,17 +48,22 @@ enum ReadStage {
 
   static let definition = StageDefinition(
     name: "read",
-    abstract: "Read GeoJSON, GeoJSONSeq or CSV and write features as GeoJSONSeq.",
+    abstract: "Read GeoJSON, GeoJSONSeq, CSV or GeoPackage and write features as GeoJSONSeq.",
     discussion: """
       Reads a file (or standard input with '-') and writes one GeoJSON Feature per line to
       standard output, for the next command in a pipe. A known extension decides the format
       (.geojson/.json: GeoJSON; .geojsonl/.geojsons/.ndjson/.jsonl: GeoJSONSeq; .csv/.tsv/.txt:
-      CSV; a .gz suffix is decompressed first), and content that contradicts it is an error
-      naming what the bytes look like (an empty .geojson too). Standard input and other names
-      are detected from the first bytes: gzip, a FeatureCollection (streamed, never loaded
-      whole), a Feature, a bare geometry, newline- or RS-delimited sequences (RFC 8142), else
-      CSV. KML, GPX, GeoPackage, MBTiles, PMTiles, shapefiles, Parquet and zip archives are
-      recognised and refused by name. --input-format overrides all of this.
+      CSV; .gpkg: GeoPackage; a .gz suffix is decompressed first), and content that
+      contradicts it is an error naming what the bytes look like (an empty .geojson too).
+      Standard input and other names are detected from the first bytes: gzip, a
+      FeatureCollection (streamed, never loaded whole), a Feature, a bare geometry, newline- or
+      RS-delimited sequences (RFC 8142), else CSV; a GeoPackage by its SQLite header. KML,
+      GPX, MBTiles, PMTiles, shapefiles, Parquet and zip archives are recognised and refused
+      by name. --input-format overrides all of this.
+      A GeoPackage's feature table is read by name (not from standard input): --layer chooses
+      the table (needed when there are several); the fid becomes the id, columns keep their
+      declared kinds (BLOBs as base64), and a layer in another CRS is reprojected. --bbox reads
+      through the table's R-tree index when it has one and is in WGS84 (see docs/formats.md).
       CSV coordinates come from latitude/longitude columns found by name (lat/latitude/y and
       lon/long/lng/longitude/x, alone or with words such as deg, dd, wgs84, coord, point,
       decimal: lat_deg, latitude_deg, y_coord, point_y, decimalLatitude; see docs/formats.md)
@@ -73,6 +78,7 @@ enum ReadStage {
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
       "geopipe read --rewind countries.geojson > countries.geojsonl",
       "geopipe read --input-format csv export.dat",
+      "geopipe read --layer roads --bbox 8.4,47.3,8.6,47.4 city.gpkg",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [

@@ -62,6 +62,11 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       stroke-opacity, fill and fill-opacity become its Style, with colours as KML's aabbggrr
       (fill-opacity defaults to 0.6, as simplestyle-spec says); other properties are
       ExtendedData; multi-part geometries and collections are MultiGeometry.
+      GeoPackage (.gpkg) gets one feature table named --layer (else the file's name) with an
+      integer fid (a feature's integer id), a geom column, a typed column per property
+      (INTEGER, REAL, BOOLEAN or TEXT; mixed kinds widen to REAL or TEXT), WGS84 geometries
+      and an R-tree index; --append-layer adds the table to an existing file instead of
+      replacing it.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -70,6 +75,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       "geopipe read a.geojson | geopipe reproject --to EPSG:3857 | geopipe write --crs EPSG:3857 a.csv",
       "geopipe read a.geojson | geopipe reproject --to EPSG:5070 | geopipe write --crs EPSG:5070 --allow-non-wgs84 out/a-5070.geojson",
       "geopipe read places.csv | geopipe style --title '{name}' --marker-color '#d33' | geopipe write places.kml",
+      "geopipe read rivers.geojson | geopipe write --layer rivers --append-layer city.gpkg",
     ],
     options: [
       OptionSpec(
@@ -120,6 +126,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.csv.geometryFormat =
       values.choice("geometry-format", as: CSVGeometryFormat.self) ?? .auto
     options.layer = values.string("layer")
+    if let crs, !CoordinateTransformer.isWGS84(crs) { options.crs = crs }
     options.formatOptions = Formats.formatValues(
       Formats.writable.flatMap(\.writeOptions), from: values)
     let format = outputFormat(path: path, values: values)
