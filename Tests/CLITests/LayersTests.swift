@@ -36,4 +36,30 @@ struct LayersTests {
     let read = try geopipe(["read", "--layer", "roads", path])
     #expect(read.status == 64)
   }
+
+  @Test func aGeoPackageListsItsTablesAndLayerPicksOne() throws {
+    try withTemporaryDirectory { dir in
+      let file = dir.appendingPathComponent("two.gpkg").path
+      let squares = try geopipe(
+        ["convert", "--layer", "squares", CLI.fixtures("overlay/squares.geojson").path, file])
+      #expect(squares.status == 0, "\(squares)")
+      let points = try geopipe(
+        ["write", "--layer", "points", "--append-layer", file],
+        stdinFile: CLI.fixtures("overlay/points.geojsonl"))
+      #expect(points.status == 0, "\(points)")
+      let run = try geopipe(["layers", file])
+      #expect(run.status == 0, "\(run)")
+      #expect(run.out.contains("GeoPackage, 2 layers"))
+      #expect(run.out.contains("  squares: ") && run.out.contains("3 features"))
+      #expect(run.out.contains("  points: Point, 4 features"))
+      let info = try geopipe(["info", "--layer", "points", file])
+      #expect(info.status == 0 && info.out.contains("features: 4"), "\(info)")
+      let neither = try geopipe(["read", file])
+      #expect(neither.status == 64 && neither.err.contains("squares"), "\(neither)")
+      let joined = try geopipe(
+        ["join", "--with", file, "--with-layer", "squares", "--fields", "name"],
+        stdinFile: CLI.fixtures("overlay/points.geojsonl"))
+      #expect(joined.status == 0 && joined.out.contains(#""name":"A""#), "\(joined)")
+    }
+  }
 }
