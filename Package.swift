@@ -25,6 +25,9 @@ var targets: [Target] = [
     name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
     providers: [.apt(["libsqlite3-dev"])]),
   .systemLibrary(
+    name: "CShapelib", path: "Sources/CShapelib", pkgConfig: "shapelib",
+    providers: [.apt(["libshp-dev"])]),
+  .systemLibrary(
     name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
     providers: [.apt(["libcairo2-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
@@ -33,6 +36,9 @@ var targets: [Target] = [
     name: "GeoPipeGeocoding", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite"],
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
+  .target(
+    name: "GeoPipeShapefile", dependencies: ["GeoPipeCore", "GeoPipeIO", "CShapelib"],
+    swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
@@ -53,7 +59,8 @@ var targets: [Target] = [
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
-      "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
+      "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeShapefile", "GeoPipeTiles",
+      "GeoPipeValidation",
     ],
     swiftSettings: fast),
   .target(
@@ -95,6 +102,9 @@ var targets: [Target] = [
     dependencies: ["GeoPipePipeline", "GeoPipeStages", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
+    name: "GeoPipeShapefileTests", dependencies: ["GeoPipeShapefile", "GeoPipeIO", "GeoPipeCore"],
+    swiftSettings: strict),
+  .testTarget(
     name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeValidationTests",
@@ -125,8 +135,13 @@ var products: [Product] = [
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
 // `main` of their own and link only with `--sanitize fuzzer`.
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
-  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline"] {
-    let dependency: Target.Dependency = name == "FuzzPipeline" ? "GeoPipePipeline" : "GeoPipeIO"
+  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzDBase"] {
+    let dependency: Target.Dependency =
+      switch name {
+      case "FuzzPipeline": "GeoPipePipeline"
+      case "FuzzDBase": "GeoPipeShapefile"
+      default: "GeoPipeIO"
+      }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))
     products.append(.executable(name: name, targets: [name]))
   }

@@ -8,7 +8,7 @@ set -euo pipefail
 # Python. chromium, python3-numpy, python3-pip: the browser check (Scripts/browser-check) draws
 # tiles with MapLibre GL JS in headless Chromium and decides land and sea with shapely.
 packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
-  libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin chromium python3-shapely python3-numpy
+  libsqlite3-dev libcairo2-dev libshp-dev fonts-dejavu-core gdal-bin chromium python3-shapely python3-numpy
   python3-pip)
 missing=()
 for p in "${packages[@]}"; do

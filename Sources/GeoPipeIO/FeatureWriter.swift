@@ -68,6 +68,8 @@ public struct WriteOptions: Sendable {
   public var layer: String?
   /// Values of the options formats add to `write` (`FeatureFormat.writeOptions`).
   public var formatOptions = FormatOptionValues()
+  /// Receives notes and warnings about the output (renamed fields, features left out).
+  public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
 
   /// Default options.
   public init() {}
