@@ -52,15 +52,13 @@ public final class CodePage {
   public static func cpgName(_ text: String) -> String {
     let trimmed = text.trimmingCharacters { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
     let upper = trimmed.uppercased()
-    let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
-    if let n = Int(digits), n != 0 {
-      if n == 65001 { return "UTF-8" }
-      if n >= 88591 && n <= 885915 { return "ISO-8859-\(n - 88590)" }
-      return "CP\(n)"
-    }
     if upper.hasPrefix("8859") {
       let rest = upper.dropFirst(4)
       return "ISO-8859-" + (rest.hasPrefix("-") ? rest.dropFirst() : rest)
+    }
+    let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+    if let n = Int(digits), n != 0 {
+      return n == 65001 ? "UTF-8" : "CP\(n)"
     }
     if upper.hasPrefix("ANSI "), let n = Int(upper.dropFirst(5)) { return "CP\(n)" }
     if upper.hasPrefix("UTF-8") || upper == "UTF8" { return "UTF-8" }

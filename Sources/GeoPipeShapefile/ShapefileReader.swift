@@ -2,6 +2,12 @@ internal import CShapelib
 import GeoPipeCore
 import GeoPipeIO
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads a shapefile (`.shp`, `.shx`, `.dbf`, `.prj`, `.cpg`) one record at a time, through
 /// shapelib.
 ///
@@ -84,7 +90,17 @@ final class ShapefileTable {
       records > 0
       ? BBox(west: minimum[0], south: minimum[1], east: maximum[0], north: maximum[1]) : nil
     let base = ShapefileTable.baseName(path)
-    dbf = DBFOpenLL(base + ".dbf", "rb", &hooks) ?? DBFOpenLL(base + ".DBF", "rb", &hooks)
+    let candidates: [String] = [base + ".dbf", base + ".DBF"]
+    let dbfPath = candidates.first { path in access(path, F_OK) == 0 }
+    _ = ShapelibHooks.takeError()
+    dbf = dbfPath.flatMap { DBFOpenLL($0, "rb", &hooks) }
+    if let dbfPath, dbf == nil {
+      SHPClose(shp)
+      let reason = ShapelibHooks.takeError().map { " (\($0))" } ?? ""
+      throw GeoPipeError.data(
+        "\(name): the .dbf '\(dbfPath.split(separator: "/").last ?? "")' cannot be read: its "
+          + "header is truncated or corrupt\(reason)", at: nil)
+    }
     prj = ShapefileTable.readText(base, "prj")
     crs = prj.flatMap { ShapefileTable.isWGS84($0) ? nil : $0 }
     if let dbf {

@@ -77,7 +77,7 @@ final class ShapefileWriter: FeatureWriter {
         return
       }
       throw GeoPipeError.data(
-        "feature \(featureIndex): a GeometryCollection cannot be written to a shapefile (one "
+        "\(output.path): feature \(featureIndex): a GeometryCollection cannot be written to a shapefile (one "
           + "geometry type per file): give --geometry-type to keep one type and drop the rest",
         at: nil)
     }
@@ -214,7 +214,7 @@ final class ShapefileWriter: FeatureWriter {
     guard bytes.count > 254 else { return bytes }
     guard truncateStrings else {
       throw GeoPipeError.data(
-        "feature \(featureIndex): property '\(field)' is \(bytes.count) bytes, over the 254 a "
+        "\(output.path): feature \(featureIndex): property '\(field)' is \(bytes.count) bytes, over the 254 a "
           + "dBASE field holds: shorten it, or give --truncate-strings", at: nil)
     }
     var end = 254
@@ -391,7 +391,7 @@ final class ShapefileWriter: FeatureWriter {
       carry.removeFirst(p)
     }
     for set in fileSets.values {
-      try set.files["prj"]?.write(Self.wgs84)
+      try set.files["prj"]?.write(options.crsWKT.map { Array($0.utf8) } ?? Self.wgs84)
       try set.files["cpg"]?.write(Array("UTF-8".utf8))
     }
     // Closing writes the headers.

@@ -48,13 +48,16 @@ public enum StageRegistry {
     try ReadStage.open(path, values: values, context: context, layer: layer, bbox: bbox)
   }
 
-  /// Creates a writer as `write` would.
-  public static func makeWriter(path: String, values: OptionValues, threads: Int = 1) throws
-    -> any Stage
-  {
+  /// Creates a writer as `write` would; `diagnostics` receives its warnings (standard error by
+  /// default).
+  public static func makeWriter(
+    path: String, values: OptionValues, threads: Int = 1,
+    diagnostics: (@Sendable (ReadDiagnostic) -> Void)? = nil
+  ) throws -> any Stage {
     // convert writes what read produced: WGS84 unless --keep-crs kept the declared CRS.
     try WriteStage(
       path: path, values: values, threads: threads,
-      crs: values.flag("keep-crs") ? values.string("crs") : nil)
+      crs: values.flag("keep-crs") ? values.string("crs") : nil,
+      diagnostics: diagnostics ?? WriteStage.printDiagnostic)
   }
 }

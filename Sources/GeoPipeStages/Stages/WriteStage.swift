@@ -88,14 +88,25 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       .stage(
         try WriteStage(
           path: values.string("path") ?? "-", values: values, threads: context.threads,
-          crs: values.string("crs")))
+          crs: values.string("crs"), diagnostics: context.diagnostics))
     })
 
   private let writer: any FeatureWriter
 
-  /// Creates the stage for coordinates in `crs` (nil for WGS84).
-  init(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil) throws {
-    writer = try WriteStage.makeWriter(path: path, values: values, threads: threads, crs: crs)
+  /// Creates the stage for coordinates in `crs` (nil for WGS84); `diagnostics` receives the
+  /// writer's warnings.
+  init(
+    path: String, values: OptionValues, threads: Int = 1, crs: String? = nil,
+    diagnostics: @escaping @Sendable (ReadDiagnostic) -> Void = WriteStage.printDiagnostic
+  ) throws {
+    writer = try WriteStage.makeWriter(
+      path: path, values: values, threads: threads, crs: crs, diagnostics: diagnostics)
+  }
+
+  /// Prints a diagnostic on standard error.
+  @Sendable static func printDiagnostic(_ diagnostic: ReadDiagnostic) {
+    let line = Array("\(diagnostic)\n".utf8)
+    _ = line.withUnsafeBytes { raw in raw.baseAddress.map { writeAll(2, $0, count: raw.count) } }
   }
 
   /// The output format: `--output-format` unless auto, else the path's extension, else GeoJSON
@@ -107,10 +118,12 @@ final class WriteStage: Stage, CollectionMembersReceiver {
   }
 
   /// Opens an output as the options say, for coordinates in `crs` (nil for WGS84).
-  static func makeWriter(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil)
-    throws -> any FeatureWriter
-  {
+  static func makeWriter(
+    path: String, values: OptionValues, threads: Int = 1, crs: String? = nil,
+    diagnostics: @escaping @Sendable (ReadDiagnostic) -> Void = printDiagnostic
+  ) throws -> any FeatureWriter {
     var options = WriteOptions()
+    options.diagnostics = diagnostics
     options.threads = threads
     options.rewind = !values.flag("no-rewind")
     options.precision = values.integer("precision")
@@ -122,6 +135,10 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.formatOptions = Formats.formatValues(
       Formats.writable.flatMap(\.writeOptions), from: values)
     let format = outputFormat(path: path, values: values)
+    if let crs, !CoordinateTransformer.isWGS84(crs) {
+      if let problem = CoordinateTransformer.problem(with: crs) { throw GeoPipeError.usage(problem) }
+      options.crsWKT = CoordinateTransformer.esriWKT(crs)
+    }
     if format == .geoJSON, let crs, !CoordinateTransformer.isWGS84(crs) {
       guard values.flag("allow-non-wgs84") else {
         throw GeoPipeError.usage(
