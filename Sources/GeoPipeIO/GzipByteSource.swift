@@ -33,7 +33,8 @@ public final class GzipByteSource: ByteSource {
     guard status == Z_OK else {
       input.deallocate()
       throw GeoPipeError(
-        "cannot start \(raw ? "deflate" : "gzip") decompression (zlib status \(status))", status: .ioError)
+        "cannot start \(raw ? "deflate" : "gzip") decompression (zlib status \(status))",
+        status: .ioError)
     }
   }
 

@@ -111,7 +111,8 @@ public final class ZipArchive {
           + "\(entry.size) its directory entry says", at: entry.localHeaderOffset)
     }
     guard UInt32(crc) == entry.crc else {
-      throw bad("'\(entry.name)' is corrupt (its CRC-32 does not match)", at: entry.localHeaderOffset)
+      throw bad(
+        "'\(entry.name)' is corrupt (its CRC-32 does not match)", at: entry.localHeaderOffset)
     }
   }
 
@@ -202,7 +203,7 @@ public final class ZipArchive {
   }
 
   private func bad(_ message: String, at offset: Int) -> GeoPipeError {
-    GeoPipeError.data("\(name): \(message) (zip archive, byte \(offset))", at: nil)
+    GeoPipeError.data("\(name): \(message) (byte \(offset))", at: nil)
   }
 }
 

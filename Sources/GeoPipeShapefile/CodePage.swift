@@ -41,7 +41,9 @@ public final class CodePage {
   public static func named(_ name: String) -> CodePage? {
     let upper = name.uppercased()
     if upper == "UTF-8" || upper == "UTF8" { return .utf8 }
-    if upper == "ISO-8859-1" || upper == "LATIN1" { return CodePage(name: "ISO-8859-1", kind: .latin1) }
+    if upper == "ISO-8859-1" || upper == "LATIN1" {
+      return CodePage(name: "ISO-8859-1", kind: .latin1)
+    }
     let converter = iconv_open("UTF-8", name)
     guard let converter, converter != iconv_t(bitPattern: -1) else { return nil }
     return CodePage(name: name, kind: .iconv, converter: converter)

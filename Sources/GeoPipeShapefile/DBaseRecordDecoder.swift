@@ -66,12 +66,14 @@ public struct DBaseRecordDecoder {
   /// The properties of one record of `recordLength` bytes; the error names the field.
   public func decode(_ record: UnsafeRawBufferPointer) throws(DBaseValueError) -> JSONObject {
     guard record.count >= recordLength else {
-      throw DBaseValueError(field: "", message: "the record is \(record.count) bytes, not \(recordLength)")
+      throw DBaseValueError(
+        field: "", message: "the record is \(record.count) bytes, not \(recordLength)")
     }
     var properties = JSONObject()
     properties.reserveCapacity(fields.count)
     for field in fields {
-      let bytes = UnsafeRawBufferPointer(rebasing: record[field.offset..<(field.offset + field.width)])
+      let bytes = UnsafeRawBufferPointer(
+        rebasing: record[field.offset..<(field.offset + field.width)])
       properties.appendUnchecked(field.name, try value(bytes, field))
     }
     return properties
@@ -118,7 +120,7 @@ public struct DBaseRecordDecoder {
           message: "'\(String(decoding: text, as: UTF8.self))' is not a date (YYYYMMDD)")
       }
       let digits = Array(text)
-      var date = [UInt8]()
+      var date: [UInt8] = []
       date.reserveCapacity(10)
       date += digits[0..<4]
       date.append(UInt8(ascii: "-"))

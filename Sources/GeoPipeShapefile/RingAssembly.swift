@@ -1,8 +1,9 @@
 import GeoPipeCore
 
-/// Shapefile polygon rings assembled into polygons (ESRI Shapefile Technical Description, p. 8:
-/// "the vertices of a polygon's outer rings are in clockwise order; holes counter-clockwise").
+/// Shapefile polygon rings assembled into polygons.
 ///
+/// The ESRI Shapefile Technical Description (p. 8) has outer rings clockwise and holes
+/// counter-clockwise.
 /// Each clockwise ring is an outer ring; each counter-clockwise ring is a hole of the smallest
 /// outer ring that contains it, or, contained by none, an outer ring of its own (as GDAL
 /// reads such files). Polygons come out in the order of their outer rings, holes in file order.
@@ -25,7 +26,8 @@ enum RingAssembly {
     for hole in rings.indices where !isOuter[hole] {
       var best = -1
       for outer in outers
-      where contains(boxes[outer], boxes[hole]) && (best < 0 || abs(areas[outer]) < abs(areas[best]))
+      where contains(boxes[outer], boxes[hole])
+        && (best < 0 || abs(areas[outer]) < abs(areas[best]))
         && ringInside(rings[hole], rings[outer])
       {
         best = outer

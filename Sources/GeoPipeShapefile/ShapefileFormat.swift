@@ -74,7 +74,8 @@ enum ShapefileFormat {
     let table = try ShapefileTable(path: path, name: name, diagnostics: options.diagnostics)
     let type = table.geometryType + (table.hasZ ? " Z" : "")
     return LayerInfo(
-      name: name, geometryType: type, count: table.count, crs: table.prj == nil ? nil : (table.crs ?? "EPSG:4326"),
+      name: name, geometryType: type, count: table.count,
+      crs: table.prj == nil ? nil : (table.crs ?? "EPSG:4326"),
       fields: table.fields.map { ($0.name, $0.typeDescription) }, bounds: table.bounds)
   }
 
@@ -84,6 +85,12 @@ enum ShapefileFormat {
         "the input is a zip archive; geopipe reads zipped shapefiles from a file: give its path",
         at: SourceLocation(file: input.name, line: 1, column: 1))
     }
-    return try ZipArchive(path: input.path, name: input.name)
+    do {
+      return try ZipArchive(path: input.path, name: input.name)
+    } catch let error as GeoPipeError where error.status == .dataError {
+      throw GeoPipeError.data(
+        "the input is a zip archive that cannot be read (\(error.message)); unzip it first",
+        at: SourceLocation(file: input.name, line: 1, column: 1))
+    }
   }
 }

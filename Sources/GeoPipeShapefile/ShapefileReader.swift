@@ -41,9 +41,11 @@ final class ShapefileReader: FeatureReader {
         guard let feature = try table.feature(record) else { continue }
         bytesRead = table.bytesRead(through: record)
         return feature
-      } catch let error as GeoPipeError where options.onError == .skip && error.status == .dataError {
+      } catch let error as GeoPipeError where options.onError == .skip && error.status == .dataError
+      {
         skippedCount += 1
-        options.diagnostics(ReadDiagnostic(severity: .warning, message: "skipped: \(error.message)"))
+        options.diagnostics(
+          ReadDiagnostic(severity: .warning, message: "skipped: \(error.message)"))
       }
     }
     return nil
@@ -143,7 +145,8 @@ final class ShapefileTable {
       decoder = nil
       diagnostics(
         ReadDiagnostic(
-          severity: .warning, message: "\(name): no .dbf next to the .shp: features have no properties"))
+          severity: .warning,
+          message: "\(name): no .dbf next to the .shp: features have no properties"))
     }
     if shapeType == SHPT_MULTIPATCH {
       throw GeoPipeError.data(
@@ -222,7 +225,7 @@ final class ShapefileTable {
     let zs = hasZ ? shape.padfZ : nil
     let dimension = zs == nil ? 2 : 3
     func coordinates(_ range: Range<Int>) -> CoordinateArray {
-      var storage = [Double]()
+      var storage: [Double] = []
       storage.reserveCapacity(range.count * dimension)
       for k in range {
         storage.append(xs[k])

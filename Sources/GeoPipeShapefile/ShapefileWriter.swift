@@ -336,16 +336,18 @@ final class ShapefileWriter: FeatureWriter {
       var files: [String: OutputFile] = [:]
       for ext in ["shp", "shx", "dbf", "prj", "cpg"] {
         let file =
-          (ext == "shp" && path == output.path) ? output.file : try OutputFile(path: "\(stem).\(ext)")
+          (ext == "shp" && path == output.path)
+          ? output.file : try OutputFile(path: "\(stem).\(ext)")
         if file !== output.file { outputs.append(file) }
         files[ext] = file
       }
       let stats = category.flatMap { sets[$0] } ?? SetStats()
       let shapeType: Int32 =
         switch category {
-        case .point?: stats.multiPoint
-          ? (stats.hasZ ? SHPT_MULTIPOINTZ : SHPT_MULTIPOINT)
-          : (stats.hasZ ? SHPT_POINTZ : SHPT_POINT)
+        case .point?:
+          stats.multiPoint
+            ? (stats.hasZ ? SHPT_MULTIPOINTZ : SHPT_MULTIPOINT)
+            : (stats.hasZ ? SHPT_POINTZ : SHPT_POINT)
         case .line?: stats.hasZ ? SHPT_ARCZ : SHPT_ARC
         case .polygon?: stats.hasZ ? SHPT_POLYGONZ : SHPT_POLYGON
         case nil: SHPT_POINT
@@ -458,7 +460,8 @@ final class ShapefileWriter: FeatureWriter {
         let start = at + field.width - text.count
         for k in text.indices { record[start + k] = text[k] }
       case .logical:
-        record[at] = tag == 3 && text.first == UInt8(ascii: "t") ? UInt8(ascii: "T") : UInt8(ascii: "F")
+        record[at] =
+          tag == 3 && text.first == UInt8(ascii: "t") ? UInt8(ascii: "T") : UInt8(ascii: "F")
       case .text:
         for k in 0..<min(text.count, field.width) { record[at + k] = text[k] }
       }

@@ -36,7 +36,9 @@ enum ShapelibHooks {
       guard let name, let access else { return nil }
       let key = String(cString: name)
       guard let path = ShapelibHooks.mapped.withLock({ $0[key] }) else { return nil }
-      return fopen(path, access).map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: Int32.self) }
+      return fopen(path, access).map {
+        UnsafeMutableRawPointer($0).assumingMemoryBound(to: Int32.self)
+      }
     }
     hooks.Remove = { _ in 0 }
     return hooks

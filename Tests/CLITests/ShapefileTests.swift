@@ -58,7 +58,8 @@ import Testing
         """
         {"type":"Feature","properties":{"name":"\(name)"},"geometry":{"type":"Point","coordinates":[1,2]}}
         """, to: dir.appendingPathComponent("in.geojson"))
-      try gdal(["-f", "ESRI Shapefile", "-lco", "ENCODING=\(encoding)", "t.shp", "in.geojson"], in: dir)
+      try gdal(
+        ["-f", "ESRI Shapefile", "-lco", "ENCODING=\(encoding)", "t.shp", "in.geojson"], in: dir)
       try write(cpg, to: dir.appendingPathComponent("t.cpg"))
       let run = try geopipe(["read", "t.shp"], in: dir)
       #expect(run.status == 0, "\(run)")
@@ -121,7 +122,9 @@ import Testing
       #expect(
         try contents(of: dir).filter { $0.hasPrefix(name + ".") }.sorted()
           == ["cpg", "dbf", "prj", "shp", "shx"].map { "\(name).\($0)" })
-      #expect(try String(contentsOf: dir.appendingPathComponent("\(name).cpg"), encoding: .utf8) == "UTF-8")
+      #expect(
+        try String(contentsOf: dir.appendingPathComponent("\(name).cpg"), encoding: .utf8)
+          == "UTF-8")
       try expectSameAsGDAL("\(name).shp", in: dir)
       // And the same features as the input.
       let back = try geopipe(["read", "\(name).shp"], in: dir)
@@ -165,7 +168,9 @@ import Testing
       #expect(written.status == 0, "\(written)")
       let back = try geopipe(["convert", "rt.shp", "b.geojsonl"], in: dir)
       #expect(back.status == 0 && first.status == 0, "\(back)")
-      #expect(text(dir.appendingPathComponent("b.geojsonl")) == text(dir.appendingPathComponent("a.geojsonl")))
+      #expect(
+        text(dir.appendingPathComponent("b.geojsonl"))
+          == text(dir.appendingPathComponent("a.geojsonl")))
     }
   }
 
@@ -180,11 +185,17 @@ import Testing
       try write(geojson, to: dir.appendingPathComponent("in.geojsonl"))
       let split = try geopipe(["convert", "in.geojsonl", "out/m.shp"], in: dir)
       #expect(split.status == 0, "\(split)")
-      let files = try contents(of: dir.appendingPathComponent("out")).filter { $0.hasSuffix(".shp") }
+      let files = try contents(of: dir.appendingPathComponent("out")).filter {
+        $0.hasSuffix(".shp")
+      }
       #expect(files.sorted() == ["m_line.shp", "m_point.shp", "m_polygon.shp"])
       let lines = try geopipe(["read", "out/m_line.shp"], in: dir)
-      #expect(try JSON.parseSequence(lines.stdout).map { $0["properties"]?["a"] } == [.integer("2"), .integer("4")])
-      let chosen = try geopipe(["convert", "--geometry-type", "line", "in.geojsonl", "l.shp"], in: dir)
+      #expect(
+        try JSON.parseSequence(lines.stdout).map { $0["properties"]?["a"] } == [
+          .integer("2"), .integer("4"),
+        ])
+      let chosen = try geopipe(
+        ["convert", "--geometry-type", "line", "in.geojsonl", "l.shp"], in: dir)
       #expect(chosen.status == 0, "\(chosen)")
       #expect(chosen.err.contains("left out 1 Point, 1 Polygon"), "\(chosen)")
       #expect(try JSON.parseSequence(geopipe(["read", "l.shp"], in: dir).stdout).count == 2)
@@ -218,14 +229,19 @@ import Testing
       try gdal(["-f", "ESRI Shapefile", "roads.shp", "p.geojson"], in: dir)
       try gdal(["-f", "ESRI Shapefile", "parcels.shp", "q.geojson"], in: dir)
       try makeZip("one.zip", ["roads.shp", "roads.shx", "roads.dbf", "roads.prj"], in: dir)
-      try makeZip("two.zip", ["roads.shp", "roads.shx", "roads.dbf", "parcels.shp", "parcels.shx", "parcels.dbf"], in: dir)
+      try makeZip(
+        "two.zip",
+        ["roads.shp", "roads.shx", "roads.dbf", "parcels.shp", "parcels.shx", "parcels.dbf"],
+        in: dir)
       let direct = try geopipe(["read", "roads.shp"], in: dir)
       let one = try geopipe(["read", "one.zip"], in: dir)
       #expect(one.status == 0, "\(one)")
       #expect(one.out == direct.out)
       let several = try geopipe(["read", "two.zip"], in: dir)
       #expect(several.status == 64)
-      #expect(several.err.contains("holds 2 shapefiles: choose one with --layer (roads, parcels)"), "\(several)")
+      #expect(
+        several.err.contains("holds 2 shapefiles: choose one with --layer (roads, parcels)"),
+        "\(several)")
       let chosen = try geopipe(["read", "two.zip", "--layer", "parcels"], in: dir)
       #expect(chosen.status == 0, "\(chosen)")
       #expect(chosen.out == (try geopipe(["read", "parcels.shp"], in: dir)).out)
@@ -248,7 +264,8 @@ import Testing
       for ext in ["shx", "dbf", "shp"] {
         for name in ["cut", "short"] {
           try FileManager.default.copyItem(
-            at: dir.appendingPathComponent("p.\(ext)"), to: dir.appendingPathComponent("\(name).\(ext)"))
+            at: dir.appendingPathComponent("p.\(ext)"),
+            to: dir.appendingPathComponent("\(name).\(ext)"))
         }
       }
       // The .shp cut inside its second record.
@@ -277,6 +294,22 @@ import Testing
       try shp.prefix(100).write(to: dir.appendingPathComponent("cut.shp"))
       let header = try geopipe(["read", "cut.shp"], in: dir)
       #expect(header.status == 65 && !header.signaled, "\(header)")
+    }
+  }
+
+  @Test func aShapefileUnderAnotherNameIsToldApart() throws {
+    try withTemporaryDirectory { dir in
+      try Data([0x00, 0x00, 0x27, 0x0A] + Array(repeating: 0, count: 96)).write(
+        to: dir.appendingPathComponent("places.geojson"))
+      let run = try geopipe(["read", "places.geojson"], in: dir)
+      #expect(run.status == 65)
+      #expect(
+        run.errLines.first
+          == "places.geojson:1:1: error: expected GeoJSON (the file name ends in .geojson), but "
+          + "the file is Shapefile; use --input-format shapefile to read it as such")
+      let bare = try geopipe(["read", "-"], stdin: Data([0x00, 0x00, 0x27, 0x0A]))
+      #expect(bare.status == 66)
+      #expect(bare.err.contains("Shapefile cannot be read from standard input"), "\(bare)")
     }
   }
 

@@ -43,7 +43,9 @@ import Testing
   ]
 
   @Test(arguments: cases)
-  func decodesValuesAsGDALDoes(_ type: Character, _ width: Int, _ decimals: Int, _ text: String, _ expected: JSONValue) throws {
+  func decodesValuesAsGDALDoes(
+    _ type: Character, _ width: Int, _ decimals: Int, _ text: String, _ expected: JSONValue
+  ) throws {
     #expect(try Self.decode(type, width, decimals, text) == expected)
   }
 
@@ -65,7 +67,8 @@ import Testing
   }
 
   @Test(arguments: [
-    ("1252", "CP1252"), ("88591", "ISO-8859-1"), ("885915", "ISO-8859-15"), ("8859-5", "ISO-8859-5"),
+    ("1252", "CP1252"), ("88591", "ISO-8859-1"), ("885915", "ISO-8859-15"),
+    ("8859-5", "ISO-8859-5"),
     ("UTF-8\n", "UTF-8"), ("65001", "UTF-8"), ("ANSI 1251", "CP1251"), ("Big5", "Big5"),
   ])
   func readsCodePageNamesAsGDALDoes(_ cpg: String, _ iconv: String) {

@@ -53,7 +53,9 @@ import Testing
     for k in 2...12 { _ = schema.column("population_20\(k + 20)") }
     let (fields, renames) = try schema.fields()
     #expect(
-      Array(fields.map(\.name).prefix(5)) == ["population", "populati_1", "Short", "short_1", "ümlautsü"])
+      Array(fields.map(\.name).prefix(5)) == [
+        "population", "populati_1", "Short", "short_1", "ümlautsü",
+      ])
     #expect(fields.map(\.name).contains("populati_9"))
     #expect(fields.map(\.name).contains("populati10"))
     #expect(renames.first! == ("population_2020", "population"))

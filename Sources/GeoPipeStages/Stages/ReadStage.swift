@@ -51,8 +51,11 @@ enum ReadStage {
       naming what the bytes look like (an empty .geojson too). Standard input and other names
       are detected from the first bytes: gzip, a FeatureCollection (streamed, never loaded
       whole), a Feature, a bare geometry, newline- or RS-delimited sequences (RFC 8142), else
-      CSV. KML, GPX, GeoPackage, MBTiles, PMTiles, shapefiles, Parquet and zip archives are
-      recognised and refused by name. --input-format overrides all of this.
+      CSV. KML, GPX, GeoPackage, MBTiles, PMTiles, Parquet and zip archives without a
+      shapefile are recognised and refused by name. --input-format overrides all of this.
+      A shapefile (.shp, with its .shx, .dbf, .prj and .cpg) is read with its code page and
+      reprojected from its .prj to WGS84; a .zip holding one is read as downloaded (--layer
+      NAME picks one of several; see docs/formats.md).
       CSV coordinates come from latitude/longitude columns found by name (lat/latitude/y and
       lon/long/lng/longitude/x, alone or with words such as deg, dd, wgs84, coord, point,
       decimal: lat_deg, latitude_deg, y_coord, point_y, decimalLatitude; see docs/formats.md)
@@ -67,6 +70,7 @@ enum ReadStage {
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
       "geopipe read --rewind countries.geojson > countries.geojsonl",
       "geopipe read --input-format csv export.dat",
+      "geopipe read --layer roads tl_2024_us.zip | geopipe info",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [
@@ -78,7 +82,8 @@ enum ReadStage {
         help: "With --crs: keep the coordinates as they are instead of reprojecting to WGS84."),
       OptionSpec(
         "layer", .string,
-        help: "The layer to read from a file that holds several (a GeoPackage's tables)."),
+        help: "The layer to read from a file that holds several (a GeoPackage's tables, the "
+          + "shapefiles of a zip archive)."),
       OptionSpec(
         "bbox", .bbox,
         help: "Only features whose geometry meets this box (W,S,E,N in degrees); formats with a "

@@ -61,6 +61,11 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       stroke-opacity, fill and fill-opacity become its Style, with colours as KML's aabbggrr
       (fill-opacity defaults to 0.6, as simplestyle-spec says); other properties are
       ExtendedData; multi-part geometries and collections are MultiGeometry.
+      A shapefile (.shp) is written with its .shx, .dbf, .prj (WGS84, or --crs) and .cpg
+      (UTF-8), all committed together; one geometry type per file set, so mixed input becomes
+      NAME_point.shp, NAME_line.shp and NAME_polygon.shp unless --geometry-type picks one.
+      Property names are cut to dBASE's 10 bytes (the renames are listed on stderr) and text
+      over 254 bytes is an error unless --truncate-strings.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -69,6 +74,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       "geopipe read a.geojson | geopipe reproject --to EPSG:3857 | geopipe write --crs EPSG:3857 a.csv",
       "geopipe read a.geojson | geopipe reproject --to EPSG:5070 | geopipe write --crs EPSG:5070 --allow-non-wgs84 out/a-5070.geojson",
       "geopipe read places.csv | geopipe style --title '{name}' --marker-color '#d33' | geopipe write places.kml",
+      "geopipe read roads.geojson | geopipe write --geometry-type line out/roads.shp",
     ],
     options: [
       OptionSpec(
@@ -136,7 +142,9 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       Formats.writable.flatMap(\.writeOptions), from: values)
     let format = outputFormat(path: path, values: values)
     if let crs, !CoordinateTransformer.isWGS84(crs) {
-      if let problem = CoordinateTransformer.problem(with: crs) { throw GeoPipeError.usage(problem) }
+      if let problem = CoordinateTransformer.problem(with: crs) {
+        throw GeoPipeError.usage(problem)
+      }
       options.crsWKT = CoordinateTransformer.esriWKT(crs)
     }
     if format == .geoJSON, let crs, !CoordinateTransformer.isWGS84(crs) {
