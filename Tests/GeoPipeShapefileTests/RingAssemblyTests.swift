@@ -1,4 +1,6 @@
+import Foundation
 import GeoPipeCore
+import GeoPipeIO
 import Testing
 
 @testable import GeoPipeShapefile
@@ -78,5 +80,35 @@ import Testing
     #expect(fields.map(\.letter) == Array("NNLCC".utf8))
     #expect(fields.map(\.width) == [12, 24, 1, 200, 7])
     #expect(fields.map(\.decimals) == [0, 15, 0, 0, 0])
+  }
+}
+
+@Suite struct ShapefileLayersTests {
+  @Test func describesTheLayerOfAShapefile() throws {
+    FeatureFormats.register(.shapefile)
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "geopipe-layers-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let path = dir.appendingPathComponent("roads.shp").path
+    let writer = try FeatureWriters.open(path, format: .shapefile)
+    for k in 0..<3 {
+      let line = CoordinateArray([Position(x: 0, y: 0), Position(x: Double(k + 1), y: 1)])
+      let properties: JSONObject = ["name": .string("r\(k)"), "n": .integer(Int64(k))]
+      try writer.write(Feature(geometry: .lineString(line), properties: properties))
+    }
+    try writer.finish()
+    let head = Array(try Data(contentsOf: URL(fileURLWithPath: path)).prefix(512))
+    let input = FormatInput(path: path, name: path, source: MemoryByteSource([]), head: head)
+    let describe = try #require(FeatureFormat.shapefile.layers)
+    let layers = try describe(input, ReadOptions())
+    #expect(layers.count == 1)
+    #expect(layers[0].name == "roads")
+    #expect(layers[0].geometryType == "LineString")
+    #expect(layers[0].count == 3)
+    #expect(layers[0].crs == "EPSG:4326")
+    #expect(layers[0].fields.map(\.name) == ["name", "n"])
+    #expect(layers[0].fields.map(\.type) == ["C(2)", "N(1,0)"])
+    #expect(layers[0].bounds == BBox(west: 0, south: 0, east: 3, north: 1))
   }
 }
