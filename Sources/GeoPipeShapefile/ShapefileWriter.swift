@@ -37,6 +37,11 @@ final class ShapefileWriter: FeatureWriter {
   private var featureIndex = 0
   private var dropped: [String: Int] = [:]
   private var outputs: [OutputFile] = []
+  // One shape's parts and coordinates while writing, reused from shape to shape.
+  private var starts: [Int32] = []
+  private var xs: [Double] = []
+  private var ys: [Double] = []
+  private var zs: [Double] = []
 
   /// What the features of one file set need.
   private struct SetStats {
@@ -85,7 +90,9 @@ final class ShapefileWriter: FeatureWriter {
       dropped[feature.geometry?.typeName ?? "", default: 0] += 1
       return
     }
-    buffer.bytes.removeAll(keepingCapacity: true)
+    // The record's length goes first, filled in once it is known.
+    let start = buffer.bytes.count
+    buffer.append(UInt32(0))
     buffer.append(UInt8(category?.tag ?? 0))
     if let category, let geometry = feature.geometry {
       if firstCategory == nil { firstCategory = category }
@@ -100,9 +107,15 @@ final class ShapefileWriter: FeatureWriter {
       buffer.append(UInt32(0))
     }
     try encode(feature.properties ?? JSONObject())
-    var length = UInt32(buffer.bytes.count)
-    try withUnsafeBytes(of: &length) { try scratch.write($0) }
+    let length = UInt32(buffer.bytes.count - start - 4).littleEndian
+    withUnsafeBytes(of: length) { buffer.bytes.replaceSubrange(start..<(start + 4), with: $0) }
+    if buffer.bytes.count >= 1 << 20 { try flushScratch() }
+  }
+
+  /// Hands the buffered records to the scratch file.
+  private func flushScratch() throws {
     try buffer.bytes.withUnsafeBytes { try scratch.write($0) }
+    buffer.bytes.removeAll(keepingCapacity: true)
   }
 
   func finish() throws {
@@ -281,6 +294,7 @@ final class ShapefileWriter: FeatureWriter {
   }
 
   private func writeFiles() throws {
+    try flushScratch()
     let kept = Category.allCases.filter { sets[$0] != nil }
     var categories: [Category?] = kept
     if categories.isEmpty { categories = [only] }
@@ -377,7 +391,7 @@ final class ShapefileWriter: FeatureWriter {
       var p = 0
       while carry.count - p >= 4 {
         let length = carry.withUnsafeBytes {
-          Int($0.loadUnaligned(fromByteOffset: p, as: UInt32.self))
+          Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: p, as: UInt32.self)))
         }
         guard carry.count - p - 4 >= length else { break }
         try carry.withUnsafeBytes { raw in
@@ -407,19 +421,19 @@ final class ShapefileWriter: FeatureWriter {
 
   private func writeShape(_ reader: inout ScratchReader, to set: FileSet) throws {
     let parts = Int(reader.uint32())
-    var starts: [Int32] = []
+    starts.removeAll(keepingCapacity: true)
     var n = 0
     for _ in 0..<parts {
       starts.append(Int32(n))
       n += Int(reader.uint32())
     }
-    var xs = [Double](repeating: 0, count: n)
-    var ys = [Double](repeating: 0, count: n)
-    var zs = [Double](repeating: 0, count: n)
-    for k in 0..<n {
-      xs[k] = reader.double()
-      ys[k] = reader.double()
-      zs[k] = reader.double()
+    xs.removeAll(keepingCapacity: true)
+    ys.removeAll(keepingCapacity: true)
+    zs.removeAll(keepingCapacity: true)
+    for _ in 0..<n {
+      xs.append(reader.double())
+      ys.append(reader.double())
+      zs.append(reader.double())
     }
     let object: UnsafeMutablePointer<SHPObject>?
     if n == 0 {

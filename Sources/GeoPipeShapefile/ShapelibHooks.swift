@@ -21,6 +21,14 @@ enum ShapelibHooks {
   static func reading() -> SAHooks {
     var hooks = SAHooks()
     SASetupDefaultHooks(&hooks)
+    // shapelib seeks before every record; a seek to where the file already is would still
+    // drop stdio's buffer and cost a system call per record.
+    hooks.FSeek = { file, offset, whence in
+      guard let file else { return SAOffset(bitPattern: -1) }
+      let stream = UnsafeMutableRawPointer(file).assumingMemoryBound(to: FILE.self)
+      if whence == SEEK_SET, ftello(stream) == off_t(offset) { return 0 }
+      return SAOffset(bitPattern: Int(fseeko(stream, off_t(offset), whence)))
+    }
     hooks.Error = { message in
       let text = message.map { String(cString: $0) } ?? "unknown error"
       ShapelibHooks.lastError.withLock { $0 = text }
@@ -32,6 +40,11 @@ enum ShapelibHooks {
   /// removing a file is a no-op.
   static func writing() -> SAHooks {
     var hooks = reading()
+    // Writing mixes reads and writes on a stream (the .dbf header): every seek is made, as C
+    // requires between the two.
+    var defaults = SAHooks()
+    SASetupDefaultHooks(&defaults)
+    hooks.FSeek = defaults.FSeek
     hooks.FOpen = { name, access in
       guard let name, let access else { return nil }
       let key = String(cString: name)
