@@ -73,7 +73,8 @@ import Testing
     #expect(read.out.hasPrefix(".TH GEOPIPE-READ 1 \"\" \"geopipe "))
     #expect(read.out.contains("\n.SH NAME\ngeopipe\\-read \\- Read GeoJSON"))
     #expect(read.out.contains("\n.SH OPTIONS\n"))
-    #expect(read.out.contains("\n.TP\n.B \\-\\-input\\-format <auto|geojson|geojsonseq|csv|shapefile>\n"))
+    #expect(
+      read.out.contains("\n.TP\n.B \\-\\-input\\-format <auto|geojson|geojsonseq|csv|shapefile>\n"))
     #expect(read.out.contains("\n.SH EXAMPLES\n"))
     #expect(!read.out.contains("\n.  "), "no line may start with a roff control character")
     let overview = try geopipe(["help", "--man"])
