@@ -25,6 +25,9 @@ var targets: [Target] = [
     name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
     providers: [.apt(["libsqlite3-dev"])]),
   .systemLibrary(
+    name: "CShapelib", path: "Sources/CShapelib", pkgConfig: "shapelib",
+    providers: [.apt(["libshp-dev"])]),
+  .systemLibrary(
     name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
     providers: [.apt(["libcairo2-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
@@ -36,6 +39,9 @@ var targets: [Target] = [
     name: "GeoPipeGeocoding", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite"],
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
+  .target(
+    name: "GeoPipeShapefile", dependencies: ["GeoPipeCore", "GeoPipeIO", "CShapelib"],
+    swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
@@ -61,7 +67,8 @@ var targets: [Target] = [
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeGeometry", "GeoPipeGEOS",
       "GeoPipeClustering", "GeoPipeGeocoding", "GeoPipeGeoPackage", "GeoPipeMercator",
-      "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation", "GeoPipeSpatialIndex",
+      "GeoPipeRender", "GeoPipeShapefile", "GeoPipeTiles", "GeoPipeValidation",
+      "GeoPipeSpatialIndex",
     ],
     swiftSettings: fast),
   .target(
@@ -106,6 +113,9 @@ var targets: [Target] = [
     ],
     swiftSettings: strict),
   .testTarget(
+    name: "GeoPipeShapefileTests", dependencies: ["GeoPipeShapefile", "GeoPipeIO", "GeoPipeCore"],
+    swiftSettings: strict),
+  .testTarget(
     name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeValidationTests",
@@ -143,12 +153,14 @@ var products: [Product] = [
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
 // `main` of their own and link only with `--sanitize fuzzer`.
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
-  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob"]
-  {
+  for name in [
+    "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob", "FuzzDBase",
+  ] {
     let dependency: Target.Dependency =
       switch name {
       case "FuzzPipeline": "GeoPipePipeline"
       case "FuzzGeoPackageBlob": "GeoPipeGeoPackage"
+      case "FuzzDBase": "GeoPipeShapefile"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

@@ -9,8 +9,8 @@ set -euo pipefail
 # Python. chromium, python3-numpy, python3-pip: the browser check (Scripts/browser-check) draws
 # tiles with MapLibre GL JS in headless Chromium and decides land and sea with shapely.
 packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
-  libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin python3-gdal chromium python3-shapely
-  python3-numpy python3-pip)
+  libsqlite3-dev libcairo2-dev libshp-dev fonts-dejavu-core gdal-bin python3-gdal chromium
+  python3-shapely python3-numpy python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

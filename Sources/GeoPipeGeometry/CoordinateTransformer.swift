@@ -69,6 +69,17 @@ public final class CoordinateTransformer {
     return message
   }
 
+  /// The CRS as ESRI's WKT 1 (what a shapefile's `.prj` holds), or nil when PROJ does not know
+  /// it or cannot write it so.
+  public static func esriWKT(_ crs: String) -> String? {
+    guard let context = proj_context_create() else { return nil }
+    defer { proj_context_destroy(context) }
+    proj_log_level(context, PJ_LOG_NONE)
+    guard let object = proj_create(context, crs) else { return nil }
+    defer { proj_destroy(object) }
+    return proj_as_wkt(context, object, PJ_WKT1_ESRI, nil).map { String(cString: $0) }
+  }
+
   /// Whether `crs` names WGS84 longitude/latitude as geopipe uses it between stages.
   public static func isWGS84(_ crs: String) -> Bool {
     ["epsg:4326", "wgs84", "crs84", "ogc:crs84", "urn:ogc:def:crs:ogc:1.3:crs84", "epsg:4979"]

@@ -65,6 +65,9 @@ public struct WriteOptions: Sendable {
   ///
   /// Nil for WGS84. Formats that record a CRS and can only record WGS84 refuse another.
   public var crs: String?
+  /// The coordinates' CRS as ESRI's WKT 1, when not WGS84, for formats that store it (a
+  /// shapefile's `.prj`).
+  public var crsWKT: String?
   /// Threads that encode GeoJSON; above 1, batches of features are encoded in parallel and
   /// written in order.
   public var threads = 1
@@ -72,6 +75,8 @@ public struct WriteOptions: Sendable {
   public var layer: String?
   /// Values of the options formats add to `write` (`FeatureFormat.writeOptions`).
   public var formatOptions = FormatOptionValues()
+  /// Receives notes and warnings about the output (renamed fields, features left out).
+  public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
 
   /// Default options.
   public init() {}

@@ -11,17 +11,30 @@ public final class GzipByteSource: ByteSource {
   private var input: UnsafeMutableRawBufferPointer
   private var finished = false
   private var upstreamEnded = false
+  // Raw deflate (RFC 1951, as zip members hold it): no header, one stream.
+  private let raw: Bool
+  private let noun: String
 
   /// Wraps `upstream`.
-  public init(_ upstream: ByteSource) throws {
+  public convenience init(_ upstream: ByteSource) throws {
+    try self.init(upstream, raw: false)
+  }
+
+  /// Wraps `upstream`, whose bytes are raw deflate data (RFC 1951) when `raw`, else gzip or
+  /// zlib.
+  init(_ upstream: ByteSource, raw: Bool) throws {
     self.upstream = upstream
+    self.raw = raw
+    noun = raw ? "deflate data" : "gzip data"
     input = .allocate(byteCount: 1 << 18, alignment: 16)
-    // 15 + 32: a 32 KiB window, and detect gzip or zlib headers automatically.
-    let status = geopipe_inflateInit2(&stream, 15 + 32)
+    // -15: raw deflate with a 32 KiB window; 15 + 32: a 32 KiB window, and detect gzip or zlib
+    // headers automatically.
+    let status = geopipe_inflateInit2(&stream, raw ? -15 : 15 + 32)
     guard status == Z_OK else {
       input.deallocate()
       throw GeoPipeError(
-        "cannot start gzip decompression (zlib status \(status))", status: .ioError)
+        "cannot start \(raw ? "deflate" : "gzip") decompression (zlib status \(status))",
+        status: .ioError)
     }
   }
 
@@ -46,7 +59,7 @@ public final class GzipByteSource: ByteSource {
       if status == Z_STREAM_END {
         // Another gzip member may follow; anything else after the end is ignored, as gzip does.
         try refillInput()
-        if stream.avail_in > 0, stream.next_in.pointee == 0x1F {
+        if !raw, stream.avail_in > 0, stream.next_in.pointee == 0x1F {
           inflateReset(&stream)
           continue
         }
@@ -57,13 +70,13 @@ public final class GzipByteSource: ByteSource {
         // No progress was possible: more input is needed, and there is none left.
         if upstreamEnded && stream.avail_in == 0 {
           return try fail(
-            GeoPipeError.data("the gzip data ends early: the file is truncated", at: nil), buffer)
+            GeoPipeError.data("the \(noun) ends early: the file is truncated", at: nil), buffer)
         }
         continue
       }
       guard status == Z_OK else {
         let detail = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
-        return try fail(GeoPipeError.data("the gzip data is corrupt (\(detail))", at: nil), buffer)
+        return try fail(GeoPipeError.data("the \(noun) is corrupt (\(detail))", at: nil), buffer)
       }
     }
     return buffer.count - Int(stream.avail_out)

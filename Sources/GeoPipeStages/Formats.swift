@@ -2,6 +2,7 @@ import GeoPipeCore
 import GeoPipeGeoPackage
 import GeoPipeIO
 import GeoPipeStageKit
+import GeoPipeShapefile
 
 /// The formats `read` and `write` offer: GeoPipeIO's own and those of the format modules,
 /// registered here once, one line a module.
@@ -9,6 +10,7 @@ public enum Formats {
   /// Registers the format modules' formats with `FeatureFormats` (once, on first use).
   public static let registered: Void = {
     FeatureFormats.register(GeoPackage.format)
+    FeatureFormats.register(.shapefile)
   }()
 
   /// Every format, after registration.

@@ -95,14 +95,12 @@ struct InputDetectionCLITests {
     ),
     ("data.zip", [0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00], "a zip archive"),
     ("tiles.pmtiles", Array("PMTiles".utf8) + [3] + Array(repeating: 0, count: 120), "PMTiles"),
-    ("roads.shp", [0x00, 0x00, 0x27, 0x0A] + Array(repeating: 0, count: 96), "ESRI shapefile"),
     ("data.parquet", Array("PAR1".utf8) + [0x15, 0x04, 0x15, 0x10], "Parquet"),
     (
       "tiles.mbtiles",
       Array("SQLite format 3\0".utf8) + Array(repeating: 0, count: 52) + Array("MPBX".utf8)
         + Array(repeating: 0, count: 28), "MBTiles"
     ),
-    ("places.geojson", [0x00, 0x00, 0x27, 0x0A] + Array(repeating: 0, count: 96), "shapefile"),
   ]
 
   @Test(arguments: foreign)
@@ -131,7 +129,7 @@ struct InputDetectionCLITests {
       #expect(
         run.errLines.first
           == "places.kml:1:1: error: the input is a KML document, which geopipe does not read (it "
-          + "reads GeoJSON, GeoJSONSeq, CSV and GeoPackage); convert it first, e.g. with ogr2ogr -f "
+          + "reads GeoJSON, GeoJSONSeq, CSV, GeoPackage and Shapefile); convert it first, e.g. with ogr2ogr -f "
           + "GeoJSONSeq out.geojsonl places.kml")
     }
   }

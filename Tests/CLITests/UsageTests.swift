@@ -80,7 +80,7 @@ struct UsageTests {
   @Test func unknownOutputExtensionIsAUsageError() throws {
     try withTemporaryDirectory { dir in
       let run = try geopipe([
-        "convert", CLI.fixtures("cli/world.geojson").path, dir.appendingPathComponent("x.shp").path,
+        "convert", CLI.fixtures("cli/world.geojson").path, dir.appendingPathComponent("x.xyz").path,
       ])
       #expect(run.status == 64)
       #expect(run.err.contains("--output-format"))

@@ -53,17 +53,20 @@ enum ReadStage {
       Reads a file (or standard input with '-') and writes one GeoJSON Feature per line to
       standard output, for the next command in a pipe. A known extension decides the format
       (.geojson/.json: GeoJSON; .geojsonl/.geojsons/.ndjson/.jsonl: GeoJSONSeq; .csv/.tsv/.txt:
-      CSV; .gpkg: GeoPackage; a .gz suffix is decompressed first), and content that
-      contradicts it is an error naming what the bytes look like (an empty .geojson too).
-      Standard input and other names are detected from the first bytes: gzip, a
-      FeatureCollection (streamed, never loaded whole), a Feature, a bare geometry, newline- or
-      RS-delimited sequences (RFC 8142), else CSV; a GeoPackage by its SQLite header. KML,
-      GPX, MBTiles, PMTiles, shapefiles, Parquet and zip archives are recognised and refused
-      by name. --input-format overrides all of this.
+      CSV; .gpkg: GeoPackage; .shp or a .zip holding one: Shapefile; a .gz suffix is
+      decompressed first), and content that contradicts it is an error naming what the bytes
+      look like (an empty .geojson too). Standard input and other names are detected from the
+      first bytes: gzip, a FeatureCollection (streamed, never loaded whole), a Feature, a bare
+      geometry, newline- or RS-delimited sequences (RFC 8142), else CSV; a GeoPackage by its
+      SQLite header. KML, GPX, MBTiles, PMTiles, Parquet and zip archives without a shapefile
+      are recognised and refused by name. --input-format overrides all of this.
       A GeoPackage's feature table is read by name (not from standard input): --layer chooses
       the table (needed when there are several); the fid becomes the id, columns keep their
       declared kinds (BLOBs as base64), and a layer in another CRS is reprojected. --bbox reads
       through the table's R-tree index when it has one and is in WGS84 (see docs/formats.md).
+      A shapefile (.shp, with its .shx, .dbf, .prj and .cpg) is read with its code page and
+      reprojected from its .prj to WGS84; a .zip holding one is read as downloaded (--layer
+      NAME picks one of several; see docs/formats.md).
       CSV coordinates come from latitude/longitude columns found by name (lat/latitude/y and
       lon/long/lng/longitude/x, alone or with words such as deg, dd, wgs84, coord, point,
       decimal: lat_deg, latitude_deg, y_coord, point_y, decimalLatitude; see docs/formats.md)
@@ -79,6 +82,7 @@ enum ReadStage {
       "geopipe read --rewind countries.geojson > countries.geojsonl",
       "geopipe read --input-format csv export.dat",
       "geopipe read --layer roads --bbox 8.4,47.3,8.6,47.4 city.gpkg",
+      "geopipe read --layer roads tl_2024_us.zip | geopipe info",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [

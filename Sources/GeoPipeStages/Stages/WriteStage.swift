@@ -67,6 +67,11 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       (INTEGER, REAL, BOOLEAN or TEXT; mixed kinds widen to REAL or TEXT), WGS84 geometries
       and an R-tree index; --append-layer adds the table to an existing file instead of
       replacing it.
+      A shapefile (.shp) is written with its .shx, .dbf, .prj (WGS84, or --crs) and .cpg
+      (UTF-8), all committed together; one geometry type per file set, so mixed input becomes
+      NAME_point.shp, NAME_line.shp and NAME_polygon.shp unless --geometry-type picks one.
+      Property names are cut to dBASE's 10 bytes (the renames are listed on stderr) and text
+      over 254 bytes is an error unless --truncate-strings.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -76,6 +81,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       "geopipe read a.geojson | geopipe reproject --to EPSG:5070 | geopipe write --crs EPSG:5070 --allow-non-wgs84 out/a-5070.geojson",
       "geopipe read places.csv | geopipe style --title '{name}' --marker-color '#d33' | geopipe write places.kml",
       "geopipe read rivers.geojson | geopipe write --layer rivers --append-layer city.gpkg",
+      "geopipe read roads.geojson | geopipe write --geometry-type line out/roads.shp",
     ],
     options: [
       OptionSpec(
@@ -95,14 +101,25 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       .stage(
         try WriteStage(
           path: values.string("path") ?? "-", values: values, threads: context.threads,
-          crs: values.string("crs")))
+          crs: values.string("crs"), diagnostics: context.diagnostics))
     })
 
   private let writer: any FeatureWriter
 
-  /// Creates the stage for coordinates in `crs` (nil for WGS84).
-  init(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil) throws {
-    writer = try WriteStage.makeWriter(path: path, values: values, threads: threads, crs: crs)
+  /// Creates the stage for coordinates in `crs` (nil for WGS84); `diagnostics` receives the
+  /// writer's warnings.
+  init(
+    path: String, values: OptionValues, threads: Int = 1, crs: String? = nil,
+    diagnostics: @escaping @Sendable (ReadDiagnostic) -> Void = WriteStage.printDiagnostic
+  ) throws {
+    writer = try WriteStage.makeWriter(
+      path: path, values: values, threads: threads, crs: crs, diagnostics: diagnostics)
+  }
+
+  /// Prints a diagnostic on standard error.
+  @Sendable static func printDiagnostic(_ diagnostic: ReadDiagnostic) {
+    let line = Array("\(diagnostic)\n".utf8)
+    _ = line.withUnsafeBytes { raw in raw.baseAddress.map { writeAll(2, $0, count: raw.count) } }
   }
 
   /// The output format: `--output-format` unless auto, else the path's extension, else GeoJSON
@@ -114,10 +131,12 @@ final class WriteStage: Stage, CollectionMembersReceiver {
   }
 
   /// Opens an output as the options say, for coordinates in `crs` (nil for WGS84).
-  static func makeWriter(path: String, values: OptionValues, threads: Int = 1, crs: String? = nil)
-    throws -> any FeatureWriter
-  {
+  static func makeWriter(
+    path: String, values: OptionValues, threads: Int = 1, crs: String? = nil,
+    diagnostics: @escaping @Sendable (ReadDiagnostic) -> Void = printDiagnostic
+  ) throws -> any FeatureWriter {
     var options = WriteOptions()
+    options.diagnostics = diagnostics
     options.threads = threads
     options.rewind = !values.flag("no-rewind")
     options.precision = values.integer("precision")
@@ -130,6 +149,12 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.formatOptions = Formats.formatValues(
       Formats.writable.flatMap(\.writeOptions), from: values)
     let format = outputFormat(path: path, values: values)
+    if let crs, !CoordinateTransformer.isWGS84(crs) {
+      if let problem = CoordinateTransformer.problem(with: crs) {
+        throw GeoPipeError.usage(problem)
+      }
+      options.crsWKT = CoordinateTransformer.esriWKT(crs)
+    }
     if format == .geoJSON, let crs, !CoordinateTransformer.isWGS84(crs) {
       guard values.flag("allow-non-wgs84") else {
         throw GeoPipeError.usage(

@@ -1,0 +1,84 @@
+internal import CShapelib
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file hooks geopipe hands shapelib (`SAHooks`): its errors are kept for geopipe's own
+/// messages instead of printed, and files it creates by name are mapped to the temporary files
+/// of geopipe's atomic outputs.
+enum ShapelibHooks {
+  /// The last error shapelib reported (through `SAHooks.Error`).
+  private static let lastError = Mutex<String?>(nil)
+  /// Names shapelib is given when writing (`<key>.shp`), and the files they stand for.
+  private static let mapped = Mutex<[String: String]>([:])
+  private static let counter = Atomic<Int>(0)
+
+  /// Hooks for reading: the C library's file functions, errors kept.
+  static func reading() -> SAHooks {
+    var hooks = SAHooks()
+    SASetupDefaultHooks(&hooks)
+    // shapelib seeks before every record; a seek to where the file already is would still
+    // drop stdio's buffer and cost a system call per record.
+    hooks.FSeek = { file, offset, whence in
+      guard let file else { return SAOffset(bitPattern: -1) }
+      let stream = UnsafeMutableRawPointer(file).assumingMemoryBound(to: FILE.self)
+      if whence == SEEK_SET, ftello(stream) == off_t(offset) { return 0 }
+      return SAOffset(bitPattern: Int(fseeko(stream, off_t(offset), whence)))
+    }
+    hooks.Error = { message in
+      let text = message.map { String(cString: $0) } ?? "unknown error"
+      ShapelibHooks.lastError.withLock { $0 = text }
+    }
+    return hooks
+  }
+
+  /// Hooks for writing: files opened by name are looked up in the mapping made by `map`;
+  /// removing a file is a no-op.
+  static func writing() -> SAHooks {
+    var hooks = reading()
+    // Writing mixes reads and writes on a stream (the .dbf header): every seek is made, as C
+    // requires between the two.
+    var defaults = SAHooks()
+    SASetupDefaultHooks(&defaults)
+    hooks.FSeek = defaults.FSeek
+    hooks.FOpen = { name, access in
+      guard let name, let access else { return nil }
+      let key = String(cString: name)
+      guard let path = ShapelibHooks.mapped.withLock({ $0[key] }) else { return nil }
+      return fopen(path, access).map {
+        UnsafeMutableRawPointer($0).assumingMemoryBound(to: Int32.self)
+      }
+    }
+    hooks.Remove = { _ in 0 }
+    return hooks
+  }
+
+  /// A new unique base name for shapelib to create files under; `files` maps each extension
+  /// (`shp`, `shx`, `dbf`) to the real path written.
+  static func map(_ files: [String: String]) -> String {
+    let base = "/geopipe-shapefile-\(counter.wrappingAdd(1, ordering: .relaxed).newValue)"
+    mapped.withLock { table in
+      for (ext, path) in files { table["\(base).\(ext)"] = path }
+    }
+    return base
+  }
+
+  /// Forgets a base name made by `map`.
+  static func unmap(_ base: String) {
+    mapped.withLock { table in
+      for key in table.keys where key.hasPrefix(base + ".") { table[key] = nil }
+    }
+  }
+
+  /// Takes the last error shapelib reported, if any.
+  static func takeError() -> String? {
+    lastError.withLock { error in
+      defer { error = nil }
+      return error
+    }
+  }
+}
