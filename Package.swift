@@ -25,6 +25,9 @@ var targets: [Target] = [
     name: "CSQLite", path: "Sources/CSQLite", pkgConfig: "sqlite3",
     providers: [.apt(["libsqlite3-dev"])]),
   .systemLibrary(
+    name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+    providers: [.apt(["libxml2-dev"])]),
+  .systemLibrary(
     name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
     providers: [.apt(["libcairo2-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
@@ -33,6 +36,10 @@ var targets: [Target] = [
     name: "GeoPipeGeocoding", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite"],
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
+  // GPX and KML, read with libxml2's streaming reader.
+  .target(
+    name: "GeoPipeXML", dependencies: ["GeoPipeCore", "GeoPipeIO", "CLibXML2"],
+    swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
@@ -54,6 +61,7 @@ var targets: [Target] = [
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
       "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
+      "GeoPipeXML",
     ],
     swiftSettings: fast),
   .target(
@@ -95,6 +103,9 @@ var targets: [Target] = [
     dependencies: ["GeoPipePipeline", "GeoPipeStages", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
+    name: "GeoPipeXMLTests", dependencies: ["GeoPipeXML", "GeoPipeIO", "GeoPipeCore"],
+    swiftSettings: strict),
+  .testTarget(
     name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeValidationTests",
@@ -125,8 +136,13 @@ var products: [Product] = [
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
 // `main` of their own and link only with `--sanitize fuzzer`.
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
-  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline"] {
-    let dependency: Target.Dependency = name == "FuzzPipeline" ? "GeoPipePipeline" : "GeoPipeIO"
+  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzXML"] {
+    let dependency: Target.Dependency =
+      switch name {
+      case "FuzzPipeline": "GeoPipePipeline"
+      case "FuzzXML": "GeoPipeXML"
+      default: "GeoPipeIO"
+      }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))
     products.append(.executable(name: name, targets: [name]))
   }

@@ -7,7 +7,7 @@ set -euo pipefail
 # python3-shapely: the tile checks compare polygons with the system GEOS through Debian's own
 # Python. chromium, python3-numpy, python3-pip: the browser check (Scripts/browser-check) draws
 # tiles with MapLibre GL JS in headless Chromium and decides land and sea with shapely.
-packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
+packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev libxml2-dev
   libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin chromium python3-shapely python3-numpy
   python3-pip)
 missing=()

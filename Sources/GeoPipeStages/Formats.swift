@@ -1,11 +1,14 @@
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeXML
 
 /// The formats `read` and `write` offer: GeoPipeIO's own and those of the format modules,
 /// registered here once, one line a module.
 public enum Formats {
   /// Registers the format modules' formats with `FeatureFormats` (once, on first use).
   public static let registered: Void = {
+    FeatureFormats.register(KML.format)
+    FeatureFormats.register(GPX.format)
   }()
 
   /// Every format, after registration.

@@ -42,7 +42,7 @@ enum ReadStage {
 
   static let definition = StageDefinition(
     name: "read",
-    abstract: "Read GeoJSON, GeoJSONSeq or CSV and write features as GeoJSONSeq.",
+    abstract: "Read GeoJSON, GeoJSONSeq, CSV, KML or GPX and write features as GeoJSONSeq.",
     discussion: """
       Reads a file (or standard input with '-') and writes one GeoJSON Feature per line to
       standard output, for the next command in a pipe. A known extension decides the format
@@ -51,8 +51,14 @@ enum ReadStage {
       naming what the bytes look like (an empty .geojson too). Standard input and other names
       are detected from the first bytes: gzip, a FeatureCollection (streamed, never loaded
       whole), a Feature, a bare geometry, newline- or RS-delimited sequences (RFC 8142), else
-      CSV. KML, GPX, GeoPackage, MBTiles, PMTiles, shapefiles, Parquet and zip archives are
+      CSV; .kml and .gpx files (and KML and GPX documents on standard input) are read as KML
+      and GPX. GeoPackage, MBTiles, PMTiles, shapefiles, Parquet and zip archives are
       recognised and refused by name. --input-format overrides all of this.
+      GPX: waypoints become Points, routes LineStrings and tracks MultiLineStrings (one line
+      per segment) with their points' times and elevations in 'times' and 'elevations'
+      arrays; --gpx-points gives one Point per track point instead. KML: each Placemark is a
+      feature, its name 'title', its style simplestyle properties, its ExtendedData
+      properties (as text) and its folders 'folder' (see docs/formats.md).
       CSV coordinates come from latitude/longitude columns found by name (lat/latitude/y and
       lon/long/lng/longitude/x, alone or with words such as deg, dd, wgs84, coord, point,
       decimal: lat_deg, latitude_deg, y_coord, point_y, decimalLatitude; see docs/formats.md)
@@ -67,6 +73,8 @@ enum ReadStage {
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
       "geopipe read --rewind countries.geojson > countries.geojsonl",
       "geopipe read --input-format csv export.dat",
+      "geopipe read --gpx-points ride.gpx | geopipe write points.csv",
+      "geopipe read places.kml | geopipe write places.geojson",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [
