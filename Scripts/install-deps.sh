@@ -3,12 +3,13 @@
 # MapLibre GL JS for the browser check.
 set -euo pipefail
 
-# gdal-bin: tests read MBTiles and KML back with GDAL's ogrinfo.
+# gdal-bin: tests read MBTiles and KML back with GDAL's ogrinfo, and GPX and KML as GDAL reads them.
+# libxml2-dev: GPX and KML are read with libxml2's streaming reader.
 # python3-shapely: the tile checks compare polygons with the system GEOS through Debian's own
 # Python. chromium, python3-numpy, python3-pip: the browser check (Scripts/browser-check) draws
 # tiles with MapLibre GL JS in headless Chromium and decides land and sea with shapely.
-packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev libxml2-dev
-  libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin chromium python3-shapely python3-numpy
+packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
+  libxml2-dev libsqlite3-dev libcairo2-dev fonts-dejavu-core gdal-bin chromium python3-shapely python3-numpy
   python3-pip)
 missing=()
 for p in "${packages[@]}"; do

@@ -280,8 +280,7 @@ public final class KMLReader: FeatureReader {
       return Self.collection(members)
     case "Track":
       trackTimes = []
-      var positions = CoordinateArray(dimension: 3)
-      var anyZ = false
+      var positions = CoordinateArray()
       try stream.forEachChild { child in
         switch child {
         case "when":
@@ -289,12 +288,11 @@ public final class KMLReader: FeatureReader {
         case "coord":
           guard try stream.readText(into: &text) else { return }
           let p = try position(spaceSeparated: text)
-          if p.hasZ { anyZ = true }
-          positions.append(Position(x: p.x, y: p.y, z: p.hasZ ? p.z : 0))
+          positions.append(p)
         default: break
         }
       }
-      return .lineString(anyZ ? positions : Self.flat(positions))
+      return .lineString(positions)
     case "MultiTrack":
       var lines: [CoordinateArray] = []
       var times: [JSONValue] = []
@@ -318,9 +316,7 @@ public final class KMLReader: FeatureReader {
     case .point:
       let points = members.compactMap { if case .point(let p) = $0 { p } else { nil } }
       if points.count == members.count {
-        let z = points.contains { $0.hasZ }
-        return .multiPoint(
-          CoordinateArray(points.map { z && !$0.hasZ ? Position(x: $0.x, y: $0.y, z: 0) : $0 }))
+        return .multiPoint(CoordinateArray(points))
       }
     case .lineString:
       let lines = members.compactMap { if case .lineString(let c) = $0 { c } else { nil } }
@@ -331,10 +327,6 @@ public final class KMLReader: FeatureReader {
     default: break
     }
     return .geometryCollection(members)
-  }
-
-  private static func flat(_ positions: CoordinateArray) -> CoordinateArray {
-    CoordinateArray(positions.map { Position(x: $0.x, y: $0.y) })
   }
 
   /// The `coordinates` child of the current element.
@@ -350,8 +342,8 @@ public final class KMLReader: FeatureReader {
     return result
   }
 
-  /// KML's `lon,lat[,alt]` tuples separated by whitespace (spaces after a comma allowed); a
-  /// list where some tuples have an altitude gives the others 0.
+  /// KML's `lon,lat[,alt]` tuples separated by whitespace (spaces around a comma allowed); in
+  /// a list where some tuples have an altitude, the others have none (NaN), as in GeoJSON.
   private func coordinates(_ text: [UInt8]) throws -> CoordinateArray {
     var storage: [Double] = []
     var anyZ = false
@@ -404,8 +396,8 @@ public final class KMLReader: FeatureReader {
     result.reserveCapacity(storage.count / 3)
     var k = 0
     while k < storage.count {
-      let z = storage[k + 2]
-      result.append(Position(x: storage[k], y: storage[k + 1], z: anyZ ? (z.isNaN ? 0 : z) : .nan))
+      let z = anyZ ? storage[k + 2] : .nan
+      result.append(Position(x: storage[k], y: storage[k + 1], z: z))
       k += 3
     }
     return result
