@@ -51,8 +51,11 @@ public final class GPXReader: FeatureReader {
     self.pointsOnly = pointsOnly || layer == .trackPoints
   }
 
+  /// Decompressed bytes read so far.
   public var bytesRead: Int { stream.bytesRead }
+  /// Nothing is skipped: a bad feature is an error.
   public var skippedCount: Int { 0 }
+  /// The document's other elements are not kept.
   public var collectionMembers: JSONObject { JSONObject() }
 
   /// The next waypoint, route, track or track point.
@@ -114,7 +117,8 @@ public final class GPXReader: FeatureReader {
     line.finish()
     if line.anyTime { properties.appendUnchecked("times", .array(line.times)) }
     if line.anyElevation { properties.appendUnchecked("elevations", .array(line.elevations)) }
-    return Feature(geometry: .lineString(line.coordinates(z: line.allElevations)), properties: properties)
+    return Feature(
+      geometry: .lineString(line.coordinates(z: line.allElevations)), properties: properties)
   }
 
   private func trackLines() throws -> Feature {

@@ -34,8 +34,11 @@ public final class KMLReader: FeatureReader {
     diagnostics = options.diagnostics
   }
 
+  /// Decompressed bytes read so far.
   public var bytesRead: Int { stream.bytesRead }
+  /// Nothing is skipped: a bad feature is an error.
   public var skippedCount: Int { 0 }
+  /// The document's other elements are not kept.
   public var collectionMembers: JSONObject { JSONObject() }
 
   /// The next Placemark.

@@ -144,9 +144,10 @@ final class XMLStream {
     return try body(UnsafeBufferPointer(start: value, count: strlen(value)))
   }
 
-  /// Calls `body` with each child element's local name; `body` either consumes the child (up
-  /// to and including its end) or leaves it, and then it is skipped. The stream ends on the
-  /// current element's end.
+  /// Calls `body` with each child element's local name.
+  ///
+  /// `body` either consumes the child (up to and including its end) or leaves it, and then it
+  /// is skipped. The stream ends on the current element's end.
   func forEachChild(_ body: (String) throws -> Void) throws {
     guard !isEmptyElement else { return }
     let level = depth

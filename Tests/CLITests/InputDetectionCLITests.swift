@@ -90,7 +90,8 @@ struct InputDetectionCLITests {
       "an OpenStreetMap XML file"
     ),
     (
-      "roads.gml", Array("<?xml version=\"1.0\"?>\n<gml:FeatureCollection></gml:FeatureCollection>\n".utf8),
+      "roads.gml",
+      Array("<?xml version=\"1.0\"?>\n<gml:FeatureCollection></gml:FeatureCollection>\n".utf8),
       "a GML document"
     ),
     ("data.zip", [0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00], "a zip archive"),

@@ -22,7 +22,8 @@ struct XMLFormatTests {
 
   @Test func kmlWrittenByGeopipeReadsBackTheSame() throws {
     try withTemporaryDirectory { dir in
-      let normal = try geopipe(["read", "--input-format", "geojsonseq"], stdin: Data(Self.written.utf8))
+      let normal = try geopipe(
+        ["read", "--input-format", "geojsonseq"], stdin: Data(Self.written.utf8))
       #expect(normal.status == 0, "\(normal)")
       let write = try geopipe(["write", "x.kml"], stdin: normal.stdout, in: dir)
       #expect(write.status == 0, "\(write)")
@@ -67,8 +68,10 @@ struct XMLFormatTests {
 
   @Test func malformedXMLIsExit65WithLineAndColumn() throws {
     try withTemporaryDirectory { dir in
-      try Data("<?xml version=\"1.0\"?>\n<gpx><wpt lat=\"1\" lon=\"2\"><name>a</nam></wpt></gpx>\n".utf8)
-        .write(to: dir.appendingPathComponent("bad.gpx"))
+      try Data(
+        "<?xml version=\"1.0\"?>\n<gpx><wpt lat=\"1\" lon=\"2\"><name>a</nam></wpt></gpx>\n".utf8
+      )
+      .write(to: dir.appendingPathComponent("bad.gpx"))
       let run = try geopipe(["read", "bad.gpx"], in: dir)
       #expect(run.status == 65, "\(run)")
       #expect(
@@ -77,13 +80,15 @@ struct XMLFormatTests {
         "\(run)")
       let convert = try geopipe(["convert", "bad.gpx", "out.geojson"], in: dir)
       #expect(convert.status == 65)
-      #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.geojson").path))
+      #expect(
+        !FileManager.default.fileExists(atPath: dir.appendingPathComponent("out.geojson").path))
     }
   }
 
   @Test func kmlContentUnderAnotherNameIsNamed() throws {
     try withTemporaryDirectory { dir in
-      try Data(contentsOf: CLI.fixtures("kml/hiking.kml")).write(to: dir.appendingPathComponent("a.geojson"))
+      try Data(contentsOf: CLI.fixtures("kml/hiking.kml")).write(
+        to: dir.appendingPathComponent("a.geojson"))
       let run = try geopipe(["read", "a.geojson"], in: dir)
       #expect(run.status == 65)
       #expect(run.err.contains("but the file is KML; use --input-format kml"), "\(run)")

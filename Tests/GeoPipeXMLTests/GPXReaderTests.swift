@@ -21,9 +21,10 @@ import Testing
       features.map { $0[property: "gpx_type"]?.stringValue } == [
         "waypoint", "waypoint", "route", "track", "track",
       ])
-    #expect(features.map { $0.geometry?.typeName } == [
-      "Point", "Point", "LineString", "MultiLineString", "MultiLineString",
-    ])
+    #expect(
+      features.map { $0.geometry?.typeName } == [
+        "Point", "Point", "LineString", "MultiLineString", "MultiLineString",
+      ])
   }
 
   @Test func waypointChildrenBecomeTypedProperties() throws {
@@ -46,7 +47,9 @@ import Testing
     #expect(track.geometry?.hasZ == false)
     #expect(
       track[property: "elevations"]
-        == .array([.array([.double(372.5), .double(375), .null]), .array([.double(390.25), .double(383)])]))
+        == .array([
+          .array([.double(372.5), .double(375), .null]), .array([.double(390.25), .double(383)]),
+        ]))
     #expect(
       track[property: "times"]
         == .array([
@@ -71,7 +74,9 @@ import Testing
     #expect(first[property: "track_name"] == .string("Morning ride"))
     #expect(first[property: "hr"] == .string("121"))
     #expect(
-      points.map { [$0[property: "track_index"], $0[property: "segment_index"], $0[property: "point_index"]] }
+      points.map {
+        [$0[property: "track_index"], $0[property: "segment_index"], $0[property: "point_index"]]
+      }
         == [
           [.integer(0), .integer(0), .integer(0)], [.integer(0), .integer(0), .integer(1)],
           [.integer(0), .integer(0), .integer(2)], [.integer(0), .integer(1), .integer(0)],
@@ -91,7 +96,9 @@ import Testing
     #expect(try readGPX(bytes, chunk: 7) == readGPX(bytes))
   }
 
-  @Test(arguments: [("waypoints", false), ("routes", false), ("tracks", false), ("track_points", true)])
+  @Test(arguments: [
+    ("waypoints", false), ("routes", false), ("tracks", false), ("track_points", true),
+  ])
   func coordinatesAndNamesMatchGDAL(layer: String, pointsOnly: Bool) throws {
     guard let gdal = try gdalFeatures(Self.ride.path, layers: [layer]) else { return }
     let ours = try rideFeatures(pointsOnly: pointsOnly, layer: layer)
@@ -107,7 +114,10 @@ import Testing
   @Test func badInputIsAnErrorWithItsPlace() throws {
     let cases: [(String, String)] = [
       ("<gpx><wpt lat=\"1\"></wpt></gpx>", "test.gpx:1:31: error: a point has no lon attribute"),
-      ("<gpx>\n<wpt lat=\"95\" lon=\"1\"/></gpx>", "test.gpx:2:30: error: latitude 95.0 is out of range"),
+      (
+        "<gpx>\n<wpt lat=\"95\" lon=\"1\"/></gpx>",
+        "test.gpx:2:30: error: latitude 95.0 is out of range"
+      ),
       ("<gpx><wpt lat=\"1\" lon=\"1\"><ele>high</ele></wpt></gpx>", "error: <ele> is not a number"),
       ("<gpx>\n<wpt lat=\"1\" lon=\"1\">\n</gpx>", "test.gpx:3:7: error: malformed XML"),
       ("<kml/>", "error: the root element is <kml>, not <gpx>"),

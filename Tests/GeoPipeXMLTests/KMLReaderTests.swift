@@ -98,9 +98,10 @@ import Testing
       </Document></kml>
       """
     let features = try readKML(Array(kml.utf8))
-    #expect(features.map { $0.geometry?.typeName } == [
-      "GeometryCollection", "MultiLineString", "Polygon", nil, "GeometryCollection",
-    ])
+    #expect(
+      features.map { $0.geometry?.typeName } == [
+        "GeometryCollection", "MultiLineString", "Polygon", nil, "GeometryCollection",
+      ])
     // A tuple without an altitude in a list that has them has none (GDAL gives it 0).
     #expect(
       features[1].geometry
@@ -112,13 +113,22 @@ import Testing
 
   @Test func badCoordinatesAreErrorsWithTheirPlace() throws {
     let cases: [(String, String)] = [
-      ("<kml><Placemark><Point><coordinates>1;2</coordinates></Point></Placemark></kml>",
-       "error: <coordinates> holds '1;2' where a number belongs"),
-      ("<kml><Placemark><Point><coordinates>7</coordinates></Point></Placemark></kml>",
-       "error: a <coordinates> tuple has one number"),
-      ("<kml>\n<Placemark><Point><coordinates>200,1</coordinates></Point></Placemark></kml>",
-       "test.kml:2:"),
-      ("<kml><Placemark><name>a</Placemark></kml>", "test.kml:1:36: error: malformed XML: Opening and ending tag mismatch"),
+      (
+        "<kml><Placemark><Point><coordinates>1;2</coordinates></Point></Placemark></kml>",
+        "error: <coordinates> holds '1;2' where a number belongs"
+      ),
+      (
+        "<kml><Placemark><Point><coordinates>7</coordinates></Point></Placemark></kml>",
+        "error: a <coordinates> tuple has one number"
+      ),
+      (
+        "<kml>\n<Placemark><Point><coordinates>200,1</coordinates></Point></Placemark></kml>",
+        "test.kml:2:"
+      ),
+      (
+        "<kml><Placemark><name>a</Placemark></kml>",
+        "test.kml:1:36: error: malformed XML: Opening and ending tag mismatch"
+      ),
       ("<gpx/>", "error: the root element is <gpx>, not <kml>"),
     ]
     for (text, message) in cases {

@@ -35,7 +35,9 @@ func readKML(_ bytes: [UInt8], options: ReadOptions = ReadOptions(), chunk: Int 
 
 /// GDAL's reading of a file: for each feature of each layer, its name and its geometry's
 /// coordinates as nested arrays, through Debian's python3-gdal; nil when it is not installed.
-func gdalFeatures(_ path: String, layers: [String]? = nil) throws -> [(name: String?, coordinates: Any)]? {
+func gdalFeatures(_ path: String, layers: [String]? = nil) throws -> [(
+  name: String?, coordinates: Any
+)]? {
   let python = "/usr/bin/python3"
   guard FileManager.default.isExecutableFile(atPath: python) else { return nil }
   let script = """
@@ -73,6 +75,7 @@ func gdalFeatures(_ path: String, layers: [String]? = nil) throws -> [(name: Str
 }
 
 /// A geometry's coordinates as nested arrays of doubles, as GeoJSON writes them.
+///
 /// With `z` false, only x and y.
 func nested(_ geometry: Geometry?, z: Bool = true) -> Any {
   func position(_ p: Position) -> [Double] { z && p.hasZ ? [p.x, p.y, p.z] : [p.x, p.y] }

@@ -86,7 +86,8 @@ enum ReadStage {
         help: "With --crs: keep the coordinates as they are instead of reprojecting to WGS84."),
       OptionSpec(
         "layer", .string,
-        help: "The layer to read from a file that holds several (a GeoPackage's tables)."),
+        help: "The layer to read from a file that holds several (a GeoPackage's tables; a GPX "
+          + "file's waypoints, routes, tracks or track_points)."),
       OptionSpec(
         "bbox", .bbox,
         help: "Only features whose geometry meets this box (W,S,E,N in degrees); formats with a "
