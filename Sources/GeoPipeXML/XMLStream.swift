@@ -37,6 +37,9 @@ final class XMLStream {
   /// Opens a stream on `source`, whose messages name `name`.
   init(source: ByteSource, name: String) throws {
     _ = Self.setUp
+    // Encoding and I/O errors are also printed through the generic handler, which is kept per
+    // thread: silence it here; the structured handler below records them.
+    geopipe_xml_silence_generic_errors()
     self.name = name
     input = Input(source)
     let options =
