@@ -206,10 +206,12 @@ final class XMLStream {
 
   /// The current element's text, or nil when it holds other elements.
   func text() throws -> String? {
-    var buffer: [UInt8] = []
-    guard try readText(into: &buffer) else { return nil }
-    return String(decoding: buffer, as: UTF8.self)
+    guard try readText(into: &textBuffer) else { return nil }
+    return String(decoding: textBuffer, as: UTF8.self)
   }
+
+  /// Reused by `text()`.
+  private var textBuffer: [UInt8] = []
 }
 
 /// What libxml2's callbacks share with the stream: the byte source, and the first error.

@@ -60,9 +60,13 @@ enum XMLValues {
 
   /// `text` without leading and trailing XML whitespace.
   static func trimmed(_ text: String) -> String {
-    var scalars = Substring(text)
-    while let first = scalars.first, first.isWhitespace { scalars.removeFirst() }
-    while let last = scalars.last, last.isWhitespace { scalars.removeLast() }
-    return String(scalars)
+    let bytes = text.utf8
+    guard let first = bytes.first, let last = bytes.last, isSpace(first) || isSpace(last) else {
+      return text
+    }
+    guard let start = bytes.firstIndex(where: { !isSpace($0) }),
+      let end = bytes.lastIndex(where: { !isSpace($0) })
+    else { return "" }
+    return String(decoding: bytes[start...end], as: UTF8.self)
   }
 }

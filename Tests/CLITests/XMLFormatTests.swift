@@ -36,6 +36,13 @@ struct XMLFormatTests {
     }
   }
 
+  /// The KML module's format replaces the write-only built-in: one `kml` that reads and writes.
+  @Test func oneKMLFormatReadsAndWrites() throws {
+    let convert = try geopipe(["convert", "--help"])
+    #expect(convert.out.contains("--input-format <auto|geojson|geojsonseq|csv|kml|gpx>"))
+    #expect(convert.out.contains("--output-format <auto|geojson|geojsonseq|csv|kml>"))
+  }
+
   @Test func gpxFromStandardInputAndAsPoints() throws {
     let ride = CLI.fixtures("gpx/ride.gpx")
     let lines = try geopipe(["read"], stdinFile: ride)

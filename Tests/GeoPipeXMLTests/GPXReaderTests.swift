@@ -133,3 +133,9 @@ import Testing
     }
   }
 }
+
+/// Trimming keeps characters beyond ASCII whole.
+@Test func trimmingKeepsUnicodeWhole() throws {
+  let gpx = "<gpx><wpt lat=\"1\" lon=\"2\"><time>\n  café é </time></wpt></gpx>"
+  #expect(try readGPX(Array(gpx.utf8)).first?[property: "time"] == .string("café é"))
+}
