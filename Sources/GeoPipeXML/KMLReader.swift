@@ -24,6 +24,9 @@ public final class KMLReader: FeatureReader {
   private var skipped: [String: Int] = [:]
   private var rootSeen = false
   private var text: [UInt8] = []
+  /// How many MultiGeometry elements enclose the one being read.
+  private var nesting = 0
+  private static let maxNesting = 100
   /// The `when`s of the gx:Track read last.
   private var trackTimes: [JSONValue] = []
 
@@ -276,6 +279,12 @@ public final class KMLReader: FeatureReader {
       guard let outer else { return inner.isEmpty ? .polygon([]) : .polygon(inner) }
       return .polygon([outer] + inner)
     case "MultiGeometry":
+      // Each level is a call: a bound keeps a hostile document off the end of the stack.
+      guard nesting < Self.maxNesting else {
+        throw stream.error("MultiGeometry nested more than \(Self.maxNesting) deep")
+      }
+      nesting += 1
+      defer { nesting -= 1 }
       var members: [Geometry] = []
       try stream.forEachChild { child in
         if let member = try geometry(child) { members.append(member) }

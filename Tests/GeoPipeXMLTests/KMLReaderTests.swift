@@ -175,3 +175,17 @@ final class Notes: @unchecked Sendable {
     return notes
   }
 }
+
+/// A MultiGeometry nested without end is an error, not a stack overflow.
+@Test func deeplyNestedMultiGeometryIsAnError() throws {
+  let depth = 1000
+  let kml =
+    "<kml><Placemark>" + String(repeating: "<MultiGeometry>", count: depth)
+    + "<Point><coordinates>1,2</coordinates></Point>"
+    + String(repeating: "</MultiGeometry>", count: depth) + "</Placemark></kml>"
+  #expect {
+    _ = try readKML(Array(kml.utf8))
+  } throws: { error in
+    "\(error)".contains("MultiGeometry nested more than 100 deep")
+  }
+}
