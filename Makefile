@@ -58,6 +58,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geocode.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/render.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/formats.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

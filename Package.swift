@@ -61,7 +61,7 @@ var targets: [Target] = [
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
       "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
-      "GeoPipeXML",
+      "GeoPipeSpatialIndex", "GeoPipeXML",
     ],
     swiftSettings: fast),
   .target(

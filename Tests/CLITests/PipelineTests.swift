@@ -40,7 +40,7 @@ struct PipelineTests {
   /// The pipelines in `Pipelines/` give the outputs stored in `Fixtures/pipelines/golden`.
   @Test(arguments: [
     "csv-to-geojson.yaml", "csv-to-geojson.json", "filter-select-style.yaml", "branching.yaml",
-    "demo.yaml", "clusters.yaml",
+    "demo.yaml", "clusters.yaml", "join-and-dissolve.yaml",
   ])
   func examplePipelinesMatchTheirGoldenOutputs(file: String) throws {
     let name = (file as NSString).deletingPathExtension + (file.hasSuffix(".json") ? "-json" : "")

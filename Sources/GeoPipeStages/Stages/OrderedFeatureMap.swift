@@ -8,6 +8,8 @@ enum FeatureOutcome: Sendable {
   case emit(Feature)
   /// Drop the feature and count it under `reason` (a note on standard error at the end).
   case drop(reason: String)
+  /// Pass these features on in place of the one given (none, one or several).
+  case emitAll([Feature])
 }
 
 /// Runs a per-feature function on every processor and emits the results in input order.
@@ -96,6 +98,7 @@ final class OrderedFeatureMap<State>: Stage {
       switch outcome {
       case .emit(let feature): try emit(feature)
       case .drop(let reason): dropped[reason, default: 0] += 1
+      case .emitAll(let features): for feature in features { try emit(feature) }
       }
     }
     if let error = result.error {
