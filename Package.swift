@@ -28,6 +28,9 @@ var targets: [Target] = [
     name: "CShapelib", path: "Sources/CShapelib", pkgConfig: "shapelib",
     providers: [.apt(["libshp-dev"])]),
   .systemLibrary(
+    name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
+    providers: [.apt(["libxml2-dev"])]),
+  .systemLibrary(
     name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
     providers: [.apt(["libcairo2-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
@@ -41,6 +44,10 @@ var targets: [Target] = [
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(
     name: "GeoPipeShapefile", dependencies: ["GeoPipeCore", "GeoPipeIO", "CShapelib"],
+    swiftSettings: fast),
+  // GPX and KML, read with libxml2's streaming reader.
+  .target(
+    name: "GeoPipeXML", dependencies: ["GeoPipeCore", "GeoPipeIO", "CLibXML2"],
     swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
@@ -68,7 +75,7 @@ var targets: [Target] = [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeGeometry", "GeoPipeGEOS",
       "GeoPipeClustering", "GeoPipeGeocoding", "GeoPipeGeoPackage", "GeoPipeMercator",
       "GeoPipeRender", "GeoPipeShapefile", "GeoPipeTiles", "GeoPipeValidation",
-      "GeoPipeSpatialIndex",
+      "GeoPipeSpatialIndex", "GeoPipeXML",
     ],
     swiftSettings: fast),
   .target(
@@ -116,6 +123,9 @@ var targets: [Target] = [
     name: "GeoPipeShapefileTests", dependencies: ["GeoPipeShapefile", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
+    name: "GeoPipeXMLTests", dependencies: ["GeoPipeXML", "GeoPipeIO", "GeoPipeCore"],
+    swiftSettings: strict),
+  .testTarget(
     name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(
     name: "GeoPipeValidationTests",
@@ -155,12 +165,14 @@ var products: [Product] = [
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
   for name in [
     "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob", "FuzzDBase",
+    "FuzzXML",
   ] {
     let dependency: Target.Dependency =
       switch name {
       case "FuzzPipeline": "GeoPipePipeline"
       case "FuzzGeoPackageBlob": "GeoPipeGeoPackage"
       case "FuzzDBase": "GeoPipeShapefile"
+      case "FuzzXML": "GeoPipeXML"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

@@ -5,12 +5,14 @@ set -euo pipefail
 
 # gdal-bin, python3-gdal: tests read MBTiles, KML and GeoPackage back with GDAL's ogrinfo and
 # ogr2ogr, write GeoPackages with ogr2ogr, and check geopipe's with validate_gpkg.py.
+# gdal-bin: tests read MBTiles and KML back with GDAL's ogrinfo, and GPX and KML as GDAL reads them.
+# libxml2-dev: GPX and KML are read with libxml2's streaming reader.
 # python3-shapely: the tile checks compare polygons with the system GEOS through Debian's own
 # Python. chromium, python3-numpy, python3-pip: the browser check (Scripts/browser-check) draws
 # tiles with MapLibre GL JS in headless Chromium and decides land and sea with shapely.
 packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
-  libsqlite3-dev libcairo2-dev libshp-dev fonts-dejavu-core gdal-bin python3-gdal chromium
-  python3-shapely python3-numpy python3-pip)
+  libxml2-dev libsqlite3-dev libcairo2-dev libshp-dev fonts-dejavu-core gdal-bin python3-gdal
+  chromium python3-shapely python3-numpy python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

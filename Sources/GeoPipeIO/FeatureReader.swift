@@ -68,6 +68,13 @@ public enum FeatureReaders {
     var head = try decoded.peek(1)
     if let first = head.first, ![0x7B, 0x1E, 0x5B, 0x21].contains(first) {
       head = try decoded.peek(512)
+      // An XML prolog (a doctype with its declarations, long comments) can hide the root
+      // element past 512 bytes: look further for it.
+      if head.count == 512, XMLRoot.name(of: head) == nil, head.contains(0x3C),
+        XMLRoot.name(of: try decoded.peek(1 << 16)) != nil
+      {
+        head = try decoded.peek(1 << 16)
+      }
     }
     let input = FormatInput(
       path: path, name: name, source: decoded, head: head, isCompressed: compressed)

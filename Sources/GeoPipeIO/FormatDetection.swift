@@ -8,7 +8,7 @@ enum InputContent {
   case geoJSON
   /// `[`: a JSON array.
   case jsonArray
-  /// A format that geopipe recognises but does not read, such as KML or a GeoPackage.
+  /// A format that geopipe recognises but does not read, such as GML or a GeoPackage.
   case foreign(ForeignFormat)
   /// Other text: CSV, or prose.
   case text
@@ -106,7 +106,7 @@ struct ForeignFormat {
     }
     let text = String(decoding: head[first...], as: UTF8.self).lowercased()
     let roots: [(tag: String, name: String)] = [
-      ("<kml", "a KML document"), ("<gpx", "a GPX file"), ("<osm", "an OpenStreetMap XML file"),
+      ("<osm", "an OpenStreetMap XML file"),
       ("<svg", "an SVG image"), ("<html", "an HTML page"), ("<!doctype html", "an HTML page"),
       ("<gml:", "a GML document"), ("<wfs:", "a GML document"),
     ]

@@ -3,6 +3,7 @@ import GeoPipeGeoPackage
 import GeoPipeIO
 import GeoPipeStageKit
 import GeoPipeShapefile
+import GeoPipeXML
 
 /// The formats `read` and `write` offer: GeoPipeIO's own and those of the format modules,
 /// registered here once, one line a module.
@@ -11,6 +12,8 @@ public enum Formats {
   public static let registered: Void = {
     FeatureFormats.register(GeoPackage.format)
     FeatureFormats.register(.shapefile)
+    FeatureFormats.register(KML.format)
+    FeatureFormats.register(GPX.format)
   }()
 
   /// Every format, after registration.

@@ -83,15 +83,16 @@ struct InputDetectionCLITests {
 
   static let foreign: [(name: String, bytes: [UInt8], says: String)] = [
     (
-      "places.kml",
+      "map.osm",
       Array(
-        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\">\n"
-          + "<Placemark><name>a,b</name></Placemark>\n</kml>\n").utf8),
-      "a KML document"
+        ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<osm version=\"0.6\">\n"
+          + "<node id=\"1\" lat=\"1\" lon=\"2\"/>\n</osm>\n").utf8),
+      "an OpenStreetMap XML file"
     ),
     (
-      "track.gpx", Array("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"></gpx>\n".utf8),
-      "a GPX file"
+      "roads.gml",
+      Array("<?xml version=\"1.0\"?>\n<gml:FeatureCollection></gml:FeatureCollection>\n".utf8),
+      "a GML document"
     ),
     ("data.zip", [0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00], "a zip archive"),
     ("tiles.pmtiles", Array("PMTiles".utf8) + [3] + Array(repeating: 0, count: 120), "PMTiles"),
@@ -122,15 +123,15 @@ struct InputDetectionCLITests {
     }
   }
 
-  @Test func kmlAdviceNamesTheFile() throws {
+  @Test func adviceNamesTheFile() throws {
     try withTemporaryDirectory { dir in
-      try Data(Self.foreign[0].bytes).write(to: dir.appendingPathComponent("places.kml"))
-      let run = try geopipe(["read", "places.kml"], in: dir)
+      try Data(Self.foreign[0].bytes).write(to: dir.appendingPathComponent("map.osm"))
+      let run = try geopipe(["read", "map.osm"], in: dir)
       #expect(
         run.errLines.first
-          == "places.kml:1:1: error: the input is a KML document, which geopipe does not read (it "
-          + "reads GeoJSON, GeoJSONSeq, CSV, GeoPackage and Shapefile); convert it first, e.g. with ogr2ogr -f "
-          + "GeoJSONSeq out.geojsonl places.kml")
+          == "map.osm:1:1: error: the input is an OpenStreetMap XML file, which geopipe does not "
+          + "read (it reads GeoJSON, GeoJSONSeq, CSV, KML and GPX); convert it first, e.g. with "
+          + "ogr2ogr -f GeoJSONSeq out.geojsonl map.osm")
     }
   }
 

@@ -61,14 +61,17 @@ private let nameList = FeatureFormat(
       Array(FeatureFormats.all.map(\.name).prefix(4)) == ["geojson", "geojsonseq", "csv", "kml"])
     #expect(
       FeatureFormats.writable.map(\.name).prefix(4) == ["geojson", "geojsonseq", "csv", "kml"])
-    #expect(!FeatureFormats.readable.contains { $0.name == "kml" })
+    // GeoPipeIO's KML writes only; the KML module registers one that also reads in its place
+    // (which other suites in this process may have done already).
+    #expect(FeatureFormat.kml.open == nil)
+    #expect(FeatureFormats.all.count { $0.name == "kml" } == 1)
   }
 
   @Test func extensionsNameFormatsForReadingAndWriting() {
     #expect(FeatureFormats.reading("a/B.NAMES")?.name == "namelist")
     #expect(FeatureFormats.writing("a.names") == nil)
     #expect(FeatureFormats.writing("x.kml.gz")?.name == "kml")
-    #expect(FeatureFormats.reading("x.kml") == nil)
+    #expect(FeatureFormats.reading("x.osm") == nil)
     #expect(FeatureFormats.writing("x.geojsons")?.name == "geojsonseq")
     #expect(FeatureFormats.fileExtension(of: "dir.csv/a") == nil)
     #expect(textTitles() == "GeoJSON, GeoJSONSeq and CSV")

@@ -65,8 +65,7 @@ import Testing
   }
 
   static let foreign: [(bytes: [UInt8], says: String)] = [
-    (Array("<?xml version=\"1.0\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\">".utf8), "KML"),
-    (Array("<?xml version=\"1.0\"?><gpx version=\"1.1\">".utf8), "GPX"),
+    (Array("<?xml version=\"1.0\"?>\n<gml:FeatureCollection>".utf8), "GML"),
     (Array("<osm version=\"0.6\">".utf8), "OpenStreetMap"),
     (Array("<?xml version=\"1.0\"?><root/>".utf8), "an XML document"),
     (Array("PK\u{3}\u{4}rest".utf8), "zip archive"),

@@ -48,7 +48,7 @@ enum ReadStage {
 
   static let definition = StageDefinition(
     name: "read",
-    abstract: "Read GeoJSON, GeoJSONSeq, CSV or GeoPackage and write features as GeoJSONSeq.",
+    abstract: "Read GeoJSON, CSV, GeoPackage, Shapefile, FlatGeobuf, KML or GPX as GeoJSONSeq.",
     discussion: """
       Reads a file (or standard input with '-') and writes one GeoJSON Feature per line to
       standard output, for the next command in a pipe. A known extension decides the format
@@ -58,8 +58,9 @@ enum ReadStage {
       look like (an empty .geojson too). Standard input and other names are detected from the
       first bytes: gzip, a FeatureCollection (streamed, never loaded whole), a Feature, a bare
       geometry, newline- or RS-delimited sequences (RFC 8142), else CSV; a GeoPackage by its
-      SQLite header. KML, GPX, MBTiles, PMTiles, Parquet and zip archives without a shapefile
-      are recognised and refused by name. --input-format overrides all of this.
+      SQLite header; KML and GPX by their root element. MBTiles, PMTiles, Parquet and zip
+      archives without a shapefile are recognised and refused by name. --input-format
+      overrides all of this.
       A GeoPackage's feature table is read by name (not from standard input): --layer chooses
       the table (needed when there are several); the fid becomes the id, columns keep their
       declared kinds (BLOBs as base64), and a layer in another CRS is reprojected. --bbox reads
@@ -67,6 +68,11 @@ enum ReadStage {
       A shapefile (.shp, with its .shx, .dbf, .prj and .cpg) is read with its code page and
       reprojected from its .prj to WGS84; a .zip holding one is read as downloaded (--layer
       NAME picks one of several; see docs/formats.md).
+      GPX: waypoints become Points, routes LineStrings and tracks MultiLineStrings (one line
+      per segment) with their points' times and elevations in 'times' and 'elevations'
+      arrays; --gpx-points gives one Point per track point instead. KML: each Placemark is a
+      feature, its name 'title', its style simplestyle properties, its ExtendedData
+      properties (as text) and its folders 'folder' (see docs/formats.md).
       CSV coordinates come from latitude/longitude columns found by name (lat/latitude/y and
       lon/long/lng/longitude/x, alone or with words such as deg, dd, wgs84, coord, point,
       decimal: lat_deg, latitude_deg, y_coord, point_y, decimalLatitude; see docs/formats.md)
@@ -83,6 +89,8 @@ enum ReadStage {
       "geopipe read --input-format csv export.dat",
       "geopipe read --layer roads --bbox 8.4,47.3,8.6,47.4 city.gpkg",
       "geopipe read --layer roads tl_2024_us.zip | geopipe info",
+      "geopipe read --gpx-points ride.gpx | geopipe write points.csv",
+      "geopipe read places.kml | geopipe write places.geojson",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [
