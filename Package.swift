@@ -34,6 +34,8 @@ var targets: [Target] = [
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
+  .target(
+    name: "GeoPipeFlatGeobuf", dependencies: ["GeoPipeCore", "GeoPipeIO"], swiftSettings: fast),
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
     name: "GeoPipeTiles",
@@ -54,6 +56,7 @@ var targets: [Target] = [
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeClustering",
       "GeoPipeGeocoding", "GeoPipeMercator", "GeoPipeRender", "GeoPipeTiles", "GeoPipeValidation",
+      "GeoPipeFlatGeobuf",
     ],
     swiftSettings: fast),
   .target(
@@ -112,6 +115,9 @@ var targets: [Target] = [
       "GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator", "GeoPipeGEOS",
     ],
     swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeFlatGeobufTests",
+    dependencies: ["GeoPipeFlatGeobuf", "GeoPipeIO", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
@@ -125,8 +131,13 @@ var products: [Product] = [
 // libFuzzer targets are built only by `make fuzz`, which sets GEOPIPE_FUZZ=1: they have no
 // `main` of their own and link only with `--sanitize fuzzer`.
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
-  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline"] {
-    let dependency: Target.Dependency = name == "FuzzPipeline" ? "GeoPipePipeline" : "GeoPipeIO"
+  for name in ["FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzFlatGeobuf"] {
+    let dependency: Target.Dependency =
+      switch name {
+      case "FuzzPipeline": "GeoPipePipeline"
+      case "FuzzFlatGeobuf": "GeoPipeFlatGeobuf"
+      default: "GeoPipeIO"
+      }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))
     products.append(.executable(name: name, targets: [name]))
   }

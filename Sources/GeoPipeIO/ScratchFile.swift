@@ -6,8 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A file for bytes that are written once and read back once (a CSV's rows before its header,
-/// a tileset's tile data before its directories).
+/// A file for bytes that are written once and read back (a CSV's rows before its header, a
+/// tileset's tile data before its directories, FlatGeobuf features before their index).
 ///
 /// It is removed from its folder as soon as it is created, so nothing is left behind however
 /// the run ends; the space is freed when it is closed.
@@ -60,13 +60,29 @@ public final class ScratchFile {
     let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
     defer { block.deallocate() }
     while true {
-      let n = read(fd, block, size)
+      let n = Glibc.read(fd, block, size)
       if n == 0 { return }
       if n < 0 {
         if errno == EINTR { continue }
         throw failure(errno)
       }
       try body(UnsafeRawBufferPointer(start: block, count: n))
+    }
+  }
+
+  /// Reads `buffer.count` bytes written earlier, from byte `offset` (for bytes read back in
+  /// another order than written).
+  public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws {
+    guard let base = buffer.baseAddress else { return }
+    var done = 0
+    while done < buffer.count {
+      let n = pread(fd, base + done, buffer.count - done, off_t(offset + done))
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw failure(errno)
+      }
+      if n == 0 { throw failure(EIO) }
+      done += n
     }
   }
 

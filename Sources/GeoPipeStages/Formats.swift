@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeFlatGeobuf
 import GeoPipeIO
 
 /// The formats `read` and `write` offer: GeoPipeIO's own and those of the format modules,
@@ -6,6 +7,7 @@ import GeoPipeIO
 public enum Formats {
   /// Registers the format modules' formats with `FeatureFormats` (once, on first use).
   public static let registered: Void = {
+    FeatureFormats.register(FlatGeobuf.format)
   }()
 
   /// Every format, after registration.
