@@ -30,6 +30,11 @@ enum FGBGeometry {
     case .unknown:
       throw FlatBufferError("a geometry has no type", at: table.position)
     case .point:
+      if let xy = try table.vector(1, elementSize: 8), xy.count == 2,
+        table.buffer.f64(xy.start).isNaN, table.buffer.f64(xy.start + 8).isNaN
+      {
+        return nil  // an empty point, as GEOS writes it
+      }
       let run = try coordinates(table)
       switch run.count {
       case 0: return nil
@@ -72,28 +77,40 @@ enum FGBGeometry {
     }
   }
 
-  /// The positions of `xy`, `z` and `m`.
+  /// The positions of `xy`, `z` and `m`; NaN altitudes and measures are none, and a run
+  /// keeps only the numbers some position has.
   private static func coordinates(_ table: FlatTable) throws -> CoordinateArray {
     guard let xy = try table.vector(1, elementSize: 8) else { return CoordinateArray() }
     guard xy.count % 2 == 0 else {
       throw FlatBufferError("xy holds an odd count of numbers (\(xy.count))", at: xy.start)
     }
     let n = xy.count / 2
-    let z = try table.vector(2, elementSize: 8)
-    let m = try table.vector(3, elementSize: 8)
+    let buffer = table.buffer
+    var z = try table.vector(2, elementSize: 8)
+    var m = try table.vector(3, elementSize: 8)
     for (vector, name) in [(z, "z"), (m, "m")] {
       if let vector, vector.count != n {
         throw FlatBufferError(
           "\(name) holds \(vector.count) numbers for \(n) positions", at: vector.start)
       }
     }
-    let buffer = table.buffer
+    if let vector = z, !(0..<n).contains(where: { !buffer.f64(vector.start + 8 * $0).isNaN }) {
+      z = nil
+    }
+    if let vector = m, !(0..<n).contains(where: { !buffer.f64(vector.start + 8 * $0).isNaN }) {
+      m = nil
+    }
     let dimension = m != nil ? 4 : (z != nil ? 3 : 2)
     var storage: [Double] = []
     storage.reserveCapacity(n * dimension)
     for k in 0..<n {
-      storage.append(buffer.f64(xy.start + 16 * k))
-      storage.append(buffer.f64(xy.start + 16 * k + 8))
+      let x = buffer.f64(xy.start + 16 * k)
+      let y = buffer.f64(xy.start + 16 * k + 8)
+      guard x.isFinite, y.isFinite else {
+        throw FlatBufferError("position \(k) has x \(x), y \(y)", at: xy.start + 16 * k)
+      }
+      storage.append(x)
+      storage.append(y)
       if dimension > 2 { storage.append(z.map { buffer.f64($0.start + 8 * k) } ?? .nan) }
       if let m { storage.append(buffer.f64(m.start + 8 * k)) }
     }
