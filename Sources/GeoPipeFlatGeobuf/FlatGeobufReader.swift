@@ -136,10 +136,11 @@ public final class FlatGeobufReader: FeatureReader {
       source = .positional(file, hits: hits, next: next + 1)
       let hit = hits[next]
       index = hit.index
-      featureOffset = featuresStart + hit.offset
       guard hit.offset < file.size - featuresStart else {
-        throw featureError("the index points past the end of the file")
+        featureOffset = featuresStart
+        throw featureError("the index points past the end of the file (offset \(hit.offset))")
       }
+      featureOffset = featuresStart + hit.offset
       // Where features follow their leaves, the next leaf's offset is where this one ends.
       var guess = 4
       if let end = hit.nextOffset, end > hit.offset + 4 { guess = end - hit.offset }

@@ -62,10 +62,11 @@ enum PackedRTree {
     var queue: [(node: Int, level: Int)] = [(0, bounds.count - 1)]
     var hits: [Hit] = []
     while let (node, level) = queue.popLast() {
-      let end = min(node + nodeSize, bounds[level].upperBound)
-      guard node >= bounds[level].lowerBound, node < end else {
-        throw FlatBufferError("index node \(node) is not on its level", at: node * nodeBytes)
+      guard bounds[level].contains(node) else {
+        throw FlatBufferError(
+          "index node \(node) is not on its level", at: bounds[level].lowerBound * nodeBytes)
       }
+      let end = min(node + nodeSize, bounds[level].upperBound)
       let bytes = try read(node, end - node)
       let isLeaf = level == 0
       for k in 0..<(end - node) {
