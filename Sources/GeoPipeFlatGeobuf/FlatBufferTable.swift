@@ -21,7 +21,10 @@ struct FlatBuffer {
 
   /// The root table.
   func root() throws -> FlatTable {
-    try table(at: Int(u32(0)))
+    guard count >= 4 else {
+      throw FlatBufferError("a buffer of \(count) bytes has no root", at: 0)
+    }
+    return try table(at: Int(u32(0)))
   }
 
   /// The table at `position`, its vtable checked.
