@@ -17,6 +17,9 @@ public final class FlatGeobufWriter: FeatureWriter {
   private let layerName: String
   private let indexed: Bool
   private let precision: Int?
+  /// The CRS recorded in the header: an EPSG code, or WKT.
+  private let crsCode: Int32
+  private let crsWKT: String?
   private var pending: [UInt8] = []
   private var scratchSize = 0
   private var builder = FlatBufferBuilder()
@@ -51,6 +54,7 @@ public final class FlatGeobufWriter: FeatureWriter {
     indexed = !options.formatOptions.flag("no-index")
     precision = options.precision
     layerName = options.layer ?? Self.stem(of: output.path)
+    (crsCode, crsWKT) = try Self.crs(options.crs)
     pending.reserveCapacity(1 << 20)
   }
 
@@ -162,9 +166,13 @@ public final class FlatGeobufWriter: FeatureWriter {
     header.columns = zip(columnNames, types).map { FGBColumn(name: $0, type: $1) }
     header.featuresCount = UInt64(count)
     header.indexNodeSize = indexed && count > 0 ? 16 : 0
-    header.crsOrganization = "EPSG"
-    header.crsCode = 4326
-    header.crsName = "WGS 84"
+    if let crsWKT {
+      header.crsWKT = crsWKT
+    } else {
+      header.crsOrganization = "EPSG"
+      header.crsCode = crsCode
+      if crsCode == 4326 { header.crsName = "WGS 84" }
+    }
     var encoder = FeatureEncoder(types: types, dimensions: dimensions)
     var out = FGBHeader.magic + header.encoded()
     if header.indexNodeSize > 0 {
@@ -271,6 +279,19 @@ public final class FlatGeobufWriter: FeatureWriter {
     if let propertiesLength { end += 4 + propertiesLength }
     if hasGeometry { end = (end + 7) / 8 * 8 + blobLength }
     return end
+  }
+
+  /// The header's CRS for `--crs`: WGS84 (EPSG:4326) when nil, an EPSG code, or WKT.
+  private static func crs(_ given: String?) throws -> (code: Int32, wkt: String?) {
+    guard let given else { return (4326, nil) }
+    let parts = given.split(separator: ":")
+    if parts.count == 2, parts[0].uppercased() == "EPSG", let code = Int32(parts[1]), code > 0 {
+      return (code, nil)
+    }
+    if given.contains("[") { return (0, given) }
+    throw GeoPipeError.usage(
+      "FlatGeobuf records a CRS as EPSG:CODE or WKT, not '\(given)': give --crs as, for "
+        + "example, EPSG:3857")
   }
 
   private static func stem(of path: String) -> String {

@@ -61,6 +61,9 @@ public struct WriteOptions: Sendable {
   /// The URN of the coordinates' CRS when it is not WGS84: a GeoJSON FeatureCollection then
   /// carries it as a legacy `crs` member (see `GeoJSONCRS`).
   public var crsURN: String?
+  /// The coordinates' CRS when it is not WGS84 (`EPSG:3857`, or a WKT/PROJ definition), for
+  /// formats that record it.
+  public var crs: String?
   /// Threads that encode GeoJSON; above 1, batches of features are encoded in parallel and
   /// written in order.
   public var threads = 1

@@ -125,6 +125,23 @@ import Testing
     }
   }
 
+  @Test func aProjectedCRSIsRecordedAndReprojectedOnRead() throws {
+    try withTemporaryDirectory { folder in
+      let script = """
+        "$GEOPIPE" read "\(Self.fixture)" | "$GEOPIPE" reproject --to EPSG:3857 |
+        "$GEOPIPE" write merc.fgb --crs EPSG:3857 &&
+        "$GEOPIPE" read merc.fgb --bbox 0,0,12,12 > box && test "$(wc -l < box)" -eq 3
+        """
+      let run = try shell(script, in: folder)
+      #expect(run.status == 0, "\(run)")
+      guard Self.hasGDAL else { return }
+      let info = try runProcess(
+        URL(fileURLWithPath: "/usr/bin/ogrinfo"), ["-so", "-al", "merc.fgb"], stdin: nil,
+        in: folder)
+      #expect(info.out.contains(#"    ID["EPSG",3857]]"#), "\(info)")
+    }
+  }
+
   @Test func gzipOutputIsRefused() throws {
     try withTemporaryDirectory { folder in
       let run = try geopipe(["convert", Self.fixture, "out.fgb.gz"], in: folder)

@@ -122,6 +122,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.formatOptions = Formats.formatValues(
       Formats.writable.flatMap(\.writeOptions), from: values)
     let format = outputFormat(path: path, values: values)
+    if let crs, !CoordinateTransformer.isWGS84(crs) { options.crs = crs }
     if format == .geoJSON, let crs, !CoordinateTransformer.isWGS84(crs) {
       guard values.flag("allow-non-wgs84") else {
         throw GeoPipeError.usage(
