@@ -60,6 +60,9 @@ enum ReadStage {
       without geometry, with a warning naming the columns that looked like coordinates.
       Whitespace between records costs no memory; one record longer than --max-record-size is
       an error.
+      FlatGeobuf (.fgb, or recognised by its first bytes) is read feature by feature with the
+      header's columns; with --bbox, the file's spatial index finds the features in the box
+      and only those are read (see docs/formats.md).
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -67,6 +70,7 @@ enum ReadStage {
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
       "geopipe read --rewind countries.geojson > countries.geojsonl",
       "geopipe read --input-format csv export.dat",
+      "geopipe read --bbox 5.9,45.8,10.5,47.8 world.fgb > switzerland.geojsonl",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [

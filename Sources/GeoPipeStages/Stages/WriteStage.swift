@@ -61,6 +61,10 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       stroke-opacity, fill and fill-opacity become its Style, with colours as KML's aabbggrr
       (fill-opacity defaults to 0.6, as simplestyle-spec says); other properties are
       ExtendedData; multi-part geometries and collections are MultiGeometry.
+      FlatGeobuf (.fgb) columns are typed from every feature's values (features wait in a
+      scratch file until the header is known); the file gets a spatial index and, as GDAL
+      writes it, the features in the index's Hilbert order, not in input order; --no-index
+      keeps the input order and writes no index.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -69,6 +73,8 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       "geopipe read a.geojson | geopipe reproject --to EPSG:3857 | geopipe write --crs EPSG:3857 a.csv",
       "geopipe read a.geojson | geopipe reproject --to EPSG:5070 | geopipe write --crs EPSG:5070 --allow-non-wgs84 out/a-5070.geojson",
       "geopipe read places.csv | geopipe style --title '{name}' --marker-color '#d33' | geopipe write places.kml",
+      "geopipe read places.geojson | geopipe write places.fgb",
+      "geopipe convert --no-index places.geojson places.fgb",
     ],
     options: [
       OptionSpec(
