@@ -136,7 +136,8 @@ struct InputDetectionCLITests {
       #expect(
         run.errLines.first
           == "places.kml:1:1: error: the input is a KML document, which geopipe does not read (it "
-          + "reads GeoJSON, GeoJSONSeq and CSV); convert it first, e.g. with ogr2ogr -f GeoJSONSeq "
+          + "reads GeoJSON, GeoJSONSeq, CSV and FlatGeobuf); convert it first, e.g. with ogr2ogr -f "
+          + "GeoJSONSeq "
           + "out.geojsonl places.kml")
     }
   }
