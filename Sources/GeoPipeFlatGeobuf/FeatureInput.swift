@@ -34,25 +34,19 @@ final class SequentialInput {
 
   /// Makes `count` bytes available from the current offset; returns how many there are (fewer
   /// only at the end of the input).
+  ///
+  /// The buffer grows with the bytes that arrive, never to a count the input does not hold.
   func fill(_ count: Int) throws -> Int {
     if end - start >= count || atEnd { return min(count, end - start) }
-    if start + count > capacity {
-      if count > capacity {
-        let grown = UnsafeMutableRawPointer.allocate(
-          byteCount: max(count, 2 * capacity), alignment: 16)
-        grown.copyMemory(from: buffer + start, byteCount: end - start)
-        buffer.deallocate()
-        buffer = grown
-        capacity = max(count, 2 * capacity)
-      } else {
-        (buffer).copyMemory(from: buffer + start, byteCount: end - start)
-      }
+    if start > 0 {
+      buffer.copyMemory(from: buffer + start, byteCount: end - start)
       end -= start
       start = 0
     }
-    while end - start < count {
-      let n = try source.read(
-        into: UnsafeMutableRawBufferPointer(start: buffer + end, count: capacity - end))
+    while end < count {
+      if end == capacity { grow(to: min(count, 2 * capacity)) }
+      let room = UnsafeMutableRawBufferPointer(start: buffer + end, count: capacity - end)
+      let n = try source.read(into: room)
       if n == 0 {
         atEnd = true
         break
@@ -60,7 +54,15 @@ final class SequentialInput {
       end += n
       bytesRead += n
     }
-    return min(count, end - start)
+    return min(count, end)
+  }
+
+  private func grow(to size: Int) {
+    let grown = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    grown.copyMemory(from: buffer, byteCount: end)
+    buffer.deallocate()
+    buffer = grown
+    capacity = size
   }
 
   /// The `count` bytes from the current offset, which `fill` has made available.

@@ -21,6 +21,7 @@ public final class FlatGeobufReader: FeatureReader {
   private let featuresStart: Int
   private var index = 0
   private var featureOffset = 0
+  private let maxRecordSize: Int
 
   private enum Source {
     case sequential(SequentialInput)
@@ -49,6 +50,7 @@ public final class FlatGeobufReader: FeatureReader {
   /// Opens an input and reads its header.
   public init(input: FormatInput, options: ReadOptions) throws {
     name = input.name
+    maxRecordSize = options.maxRecordSize
     let useIndex = options.bbox != nil && input.path != "-" && !input.isCompressed
     if useIndex {
       let file = try PositionalInput(path: input.path, name: name)
@@ -123,6 +125,7 @@ public final class FlatGeobufReader: FeatureReader {
       }
       guard available == 4 else { throw featureError("the file ends inside the feature") }
       let size = Int(input.bytes(4).loadUnaligned(as: UInt32.self).littleEndian)
+      try checkSize(size)
       guard try input.fill(4 + size) == 4 + size else {
         throw featureError("the feature's \(size) bytes run past the end of the file")
       }
@@ -149,6 +152,7 @@ public final class FlatGeobufReader: FeatureReader {
       let size = Int(
         UInt32(bytes[0]) | UInt32(bytes[1]) << 8 | UInt32(bytes[2]) << 16
           | UInt32(bytes[3]) << 24)
+      try checkSize(size)
       if bytes.count < 4 + size {
         bytes += try file.read(4 + size - bytes.count, at: featureOffset + bytes.count)
         guard bytes.count == 4 + size else {
@@ -189,6 +193,14 @@ public final class FlatGeobufReader: FeatureReader {
       return Feature(geometry: geometry, properties: properties)
     } catch let error as FlatBufferError {
       throw featureError(error.message, at: featureOffset + 4 + error.offset)
+    }
+  }
+
+  private func checkSize(_ size: Int) throws {
+    guard size <= maxRecordSize else {
+      throw featureError(
+        "the feature's size, \(size) bytes, is over the --max-record-size limit "
+          + "(\(maxRecordSize) bytes)")
     }
   }
 

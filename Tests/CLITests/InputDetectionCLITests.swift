@@ -133,12 +133,11 @@ struct InputDetectionCLITests {
     try withTemporaryDirectory { dir in
       try Data(Self.foreign[0].bytes).write(to: dir.appendingPathComponent("places.kml"))
       let run = try geopipe(["read", "places.kml"], in: dir)
-      #expect(
-        run.errLines.first
-          == "places.kml:1:1: error: the input is a KML document, which geopipe does not read (it "
-          + "reads GeoJSON, GeoJSONSeq, CSV and FlatGeobuf); convert it first, e.g. with ogr2ogr -f "
-          + "GeoJSONSeq "
-          + "out.geojsonl places.kml")
+      let expected: String =
+        "places.kml:1:1: error: the input is a KML document, which geopipe does not read (it "
+        + "reads GeoJSON, GeoJSONSeq, CSV and FlatGeobuf); convert it first, e.g. with ogr2ogr -f "
+        + "GeoJSONSeq out.geojsonl places.kml"
+      #expect(run.errLines.first == expected)
     }
   }
 

@@ -115,3 +115,26 @@ import Testing
     }
   }
 }
+
+extension FlatGeobufCorruptFileTests {
+  /// A size prefix claiming more than the input holds fails at the end of the input, having
+  /// allocated no more than the input's size (over the record limit: at once).
+  @Test func aClaimedHugeFeatureIsAnErrorWithoutTheAllocation() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    for (claim, says) in [
+      (UInt32(200 << 20), "run past the end of the file"),
+      (UInt32.max, "over the --max-record-size limit"),
+    ] {
+      let path = try corrupt(scratch, "huge.fgb", index: false) { bytes in
+        let headerSize = Int(bytes[8]) | Int(bytes[9]) << 8 | Int(bytes[10]) << 16
+        let at = 12 + headerSize
+        for k in 0..<4 { bytes[at + k] = UInt8(truncatingIfNeeded: claim >> (8 * k)) }
+      }
+      let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+      let error = dataError { _ = try readAll(bytes: bytes) }
+      #expect(error?.message.contains("feature 0 (byte ") == true, "\(String(describing: error))")
+      #expect(error?.message.contains(says) == true, "\(String(describing: error))")
+    }
+  }
+}
