@@ -74,6 +74,11 @@ struct FeatureEncoder {
   let dimensions: FGBGeometry.Dimensions
   private var builder = FlatBufferBuilder()
   private var properties: [UInt8] = []
+  /// A feature table's fields: [geometry], [properties].
+  private static let layouts: [[FlatBufferBuilder.Field]] = [
+    [], [.init(slot: 0, width: 4)], [.init(slot: 1, width: 4)],
+    [.init(slot: 0, width: 4), .init(slot: 1, width: 4)],
+  ]
 
   init(types: [FGBColumnType], dimensions: FGBGeometry.Dimensions) {
     self.types = types
@@ -81,11 +86,7 @@ struct FeatureEncoder {
   }
 
   /// Appends the size-prefixed feature buffer for a record to `out`.
-  mutating func encode(_ record: ArraySlice<UInt8>, into out: inout [UInt8]) throws {
-    try record.withUnsafeBytes { raw in try encode(raw, into: &out) }
-  }
-
-  private mutating func encode(_ r: UnsafeRawBufferPointer, into out: inout [UInt8]) throws {
+  mutating func encode(_ r: UnsafeRawBufferPointer, into out: inout [UInt8]) throws {
     let flags = r[4]
     var table = Int(load32(r, 5))
     let blobLength = Int(load32(r, 9))
@@ -104,10 +105,8 @@ struct FeatureEncoder {
     builder.reset()
     builder.append32(0)
     builder.append32(0)
-    var fields: [FlatBufferBuilder.Field] = []
-    if hasGeometry { fields.append(.init(slot: 0, width: 4)) }
-    if propertyCount > 0 { fields.append(.init(slot: 1, width: 4)) }
-    let (root, at) = builder.table(fields)
+    let root = builder.table(Self.layouts[(hasGeometry ? 1 : 0) | (propertyCount > 0 ? 2 : 0)])
+    let at = builder.fieldPositions
     builder.set32(UInt32(root - 4), at: 4)
     if propertyCount > 0 {
       builder.link(at[at.count - 1], to: builder.vector(bytes: properties))

@@ -6,6 +6,8 @@
 /// forward, as FlatBuffers' verifier requires, and each vtable sits just before its table.
 struct FlatBufferBuilder {
   var bytes: [UInt8] = []
+  /// The positions of the fields of the table written last, in the order given.
+  var fieldPositions: [Int] = []
 
   /// A field of a table being written: its vtable slot and its width in bytes (1, 2, 4 or 8;
   /// 4 for an offset).
@@ -51,29 +53,34 @@ struct FlatBufferBuilder {
     for k in 0..<8 { bytes[position + k] = UInt8(truncatingIfNeeded: value >> (8 * k)) }
   }
 
-  /// Writes a vtable and a zeroed table holding `fields` (widest first keeps padding small);
-  /// returns the table's position and each field's position, for the caller to fill.
-  mutating func table(_ fields: [Field]) -> (table: Int, fields: [Int]) {
-    let slots = (fields.map(\.slot).max() ?? -1) + 1
+  /// Writes a vtable and a zeroed table holding `fields`; returns the table's position.
+  ///
+  /// Widest fields first keep padding small. Each field's position, for the caller to fill, is
+  /// in `fieldPositions` until the next table is written.
+  mutating func table(_ fields: [Field]) -> Int {
+    var slots = 0
+    var alignment = 4
+    for field in fields {
+      slots = max(slots, field.slot + 1)
+      if field.width == 8 { alignment = 8 }
+    }
     let vtableSize = 4 + 2 * slots
-    let alignment = fields.contains { $0.width == 8 } ? 8 : 4
     // The table starts aligned, right after its vtable.
     align(alignment, extra: vtableSize)
     let vtable = position
     bytes.append(contentsOf: repeatElement(0, count: vtableSize))
     let table = position
     append32(UInt32(vtableSize))  // soffset: the vtable is this far before the table
-    var positions: [Int] = []
-    positions.reserveCapacity(fields.count)
+    fieldPositions.removeAll(keepingCapacity: true)
     for field in fields {
       align(field.width)
-      positions.append(position)
+      fieldPositions.append(position)
       set16(UInt16(position - table), at: vtable + 4 + 2 * field.slot)
       bytes.append(contentsOf: repeatElement(0, count: field.width))
     }
     set16(UInt16(vtableSize), at: vtable)
     set16(UInt16(position - table), at: vtable + 2)
-    return (table, positions)
+    return table
   }
 
   /// Points the offset field at `field` to `target` (which is after it).

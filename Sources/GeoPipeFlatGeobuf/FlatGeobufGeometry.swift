@@ -163,8 +163,7 @@ extension FGBGeometry {
     let type = FGBGeometryType(geometry.kind)
     switch geometry {
     case .point(let p):
-      return coordinateTable(
-        type: type, runs: [CoordinateArray([p])], dimensions: dimensions, into: &b)
+      return pointTable(p, dimensions: dimensions, into: &b)
     case .multiPoint(let run), .lineString(let run):
       return coordinateTable(type: type, runs: [run], dimensions: dimensions, into: &b)
     case .polygon(let runs), .multiLineString(let runs):
@@ -180,16 +179,48 @@ extension FGBGeometry {
     }
   }
 
+  /// The fields of a coordinate table: xy, [ends], [z], [m], type.
+  private static let layouts: [[FlatBufferBuilder.Field]] = (0..<8).map { k in
+    var fields: [FlatBufferBuilder.Field] = [.init(slot: 1, width: 4)]
+    if k & 1 != 0 { fields.append(.init(slot: 0, width: 4)) }
+    if k & 2 != 0 { fields.append(.init(slot: 2, width: 4)) }
+    if k & 4 != 0 { fields.append(.init(slot: 3, width: 4)) }
+    fields.append(.init(slot: 6, width: 1))
+    return fields
+  }
+
+  private static func layout(ends: Bool, _ dimensions: Dimensions) -> [FlatBufferBuilder.Field] {
+    layouts[(ends ? 1 : 0) | (dimensions.z ? 2 : 0) | (dimensions.m ? 4 : 0)]
+  }
+
+  /// A Point's table, written without building a run.
+  private static func pointTable(
+    _ p: Position, dimensions: Dimensions, into b: inout FlatBufferBuilder
+  ) -> Int {
+    let table = b.table(layout(ends: false, dimensions))
+    let at = b.fieldPositions
+    b.bytes[at[at.count - 1]] = FGBGeometryType.point.rawValue
+    b.link(at[0], to: b.beginVector(doubles: 2))
+    b.append64(p.x.bitPattern)
+    b.append64(p.y.bitPattern)
+    if dimensions.z {
+      b.link(at[1], to: b.beginVector(doubles: 1))
+      b.append64(p.z.bitPattern)
+    }
+    if dimensions.m {
+      b.link(at[dimensions.z ? 2 : 1], to: b.beginVector(doubles: 1))
+      b.append64(p.m.bitPattern)
+    }
+    return table
+  }
+
   private static func coordinateTable(
     type: FGBGeometryType, runs: [CoordinateArray], dimensions: Dimensions,
     into b: inout FlatBufferBuilder
   ) -> Int {
-    var fields: [FlatBufferBuilder.Field] = [.init(slot: 1, width: 4)]
-    if runs.count > 1 { fields.append(.init(slot: 0, width: 4)) }
-    if dimensions.z { fields.append(.init(slot: 2, width: 4)) }
-    if dimensions.m { fields.append(.init(slot: 3, width: 4)) }
-    fields.append(.init(slot: 6, width: 1))
-    let (table, at) = b.table(fields)
+    let fields = layout(ends: runs.count > 1, dimensions)
+    let table = b.table(fields)
+    let at = b.fieldPositions
     b.bytes[at[at.count - 1]] = type.rawValue
     let total = runs.reduce(0) { $0 + $1.count }
     b.link(at[0], to: b.beginVector(doubles: 2 * total))
@@ -229,14 +260,19 @@ extension FGBGeometry {
     return table
   }
 
+  private static let partsLayout: [FlatBufferBuilder.Field] = [
+    .init(slot: 7, width: 4), .init(slot: 6, width: 1),
+  ]
+
   private static func partsTable(
     type: FGBGeometryType, count: Int, into b: inout FlatBufferBuilder,
     part: (Int, inout FlatBufferBuilder) -> Int
   ) -> Int {
-    let (table, at) = b.table([.init(slot: 7, width: 4), .init(slot: 6, width: 1)])
-    b.bytes[at[1]] = type.rawValue
+    let table = b.table(partsLayout)
+    b.bytes[b.fieldPositions[1]] = type.rawValue
+    let field = b.fieldPositions[0]
     let vector = b.offsetVector(count: count)
-    b.link(at[0], to: vector)
+    b.link(field, to: vector)
     for k in 0..<count {
       let child = part(k, &b)
       b.link(vector + 4 + 4 * k, to: child)

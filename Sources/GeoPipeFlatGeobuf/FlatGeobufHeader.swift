@@ -200,7 +200,8 @@ struct FGBHeader {
     fields.append(.init(slot: 2, width: 1))
     if hasZ { fields.append(.init(slot: 3, width: 1)) }
     if hasM { fields.append(.init(slot: 4, width: 1)) }
-    let (table, at) = b.table(fields)
+    let table = b.table(fields)
+    let at = b.fieldPositions
     b.set32(UInt32(table - 4), at: 4)
     var slots: [Int: Int] = [:]
     for (field, position) in zip(fields, at) { slots[field.slot] = position }
@@ -217,9 +218,8 @@ struct FGBHeader {
       let vector = b.offsetVector(count: columns.count)
       b.link(position, to: vector)
       for (k, column) in columns.enumerated() {
-        let (columnTable, columnFields) = b.table([
-          .init(slot: 0, width: 4), .init(slot: 1, width: 1),
-        ])
+        let columnTable = b.table([.init(slot: 0, width: 4), .init(slot: 1, width: 1)])
+        let columnFields = b.fieldPositions
         b.link(vector + 4 + 4 * k, to: columnTable)
         b.bytes[columnFields[1]] = column.type.rawValue
         b.link(columnFields[0], to: b.string(column.name))
@@ -230,7 +230,8 @@ struct FGBHeader {
       if crsOrganization != nil { crsFields.append(.init(slot: 0, width: 4)) }
       if crsName != nil { crsFields.append(.init(slot: 2, width: 4)) }
       if crsWKT != nil { crsFields.append(.init(slot: 4, width: 4)) }
-      let (crsTable, crsAt) = b.table(crsFields)
+      let crsTable = b.table(crsFields)
+      let crsAt = b.fieldPositions
       b.link(position, to: crsTable)
       for (field, fieldPosition) in zip(crsFields, crsAt) {
         switch field.slot {

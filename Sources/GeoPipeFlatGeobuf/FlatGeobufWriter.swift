@@ -23,7 +23,6 @@ public final class FlatGeobufWriter: FeatureWriter {
   private var pending: [UInt8] = []
   private var scratchSize = 0
   private var builder = FlatBufferBuilder()
-  private var record: [UInt8] = []
 
   private var columnIndex: [String: Int] = [:]
   private var columnNames: [String] = []
@@ -31,9 +30,15 @@ public final class FlatGeobufWriter: FeatureWriter {
   private var count = 0
   private var extent = [Double.infinity, .infinity, -Double.infinity, -Double.infinity]
   private var kinds = Set<GeometryKind>()
+  private var lastKind: GeometryKind?
+  /// The last feature's keys and their columns: features of a table have the same keys, in
+  /// the same order, and need no lookup.
+  private var lastKeys: [String] = []
+  private var lastColumns: [Int] = []
   private var dimensions = FGBGeometry.Dimensions(z: false, m: false)
-  /// The z/m combinations of the geometries (a geometry short of the layer's is re-encoded).
-  private var dimensionSets = Set<Int>()
+  /// The z/m combinations of the geometries, one bit each (a geometry short of the layer's is
+  /// re-encoded).
+  private var dimensionSets: UInt8 = 0
   /// Per feature, with the index: its box (four numbers), its record's scratch offset, and its
   /// encoded size when no column turns to JSON.
   private var boxes: [Double] = []
@@ -69,74 +74,64 @@ public final class FlatGeobufWriter: FeatureWriter {
       }
       geometry = rounded
     }
-    var box = [Double.infinity, .infinity, -Double.infinity, -Double.infinity]
+    var (minX, minY, maxX, maxY) = (
+      Double.infinity, Double.infinity, -Double.infinity, -Double.infinity
+    )
     builder.reset()
     var table = 0
     var own = FGBGeometry.Dimensions(z: false, m: false)
     if let geometry {
       geometry.forEachXY { x, y in
-        box[0] = min(box[0], x)
-        box[1] = min(box[1], y)
-        box[2] = max(box[2], x)
-        box[3] = max(box[3], y)
+        minX = min(minX, x)
+        minY = min(minY, y)
+        maxX = max(maxX, x)
+        maxY = max(maxY, y)
       }
-      kinds.insert(geometry.kind)
+      if geometry.kind != lastKind {
+        kinds.insert(geometry.kind)
+        lastKind = geometry.kind
+      }
       own = FGBGeometry.dimensions(of: geometry)
       dimensions.z = dimensions.z || own.z
       dimensions.m = dimensions.m || own.m
-      dimensionSets.insert((own.z ? 1 : 0) | (own.m ? 2 : 0))
+      dimensionSets |= 1 << ((own.z ? 1 : 0) | (own.m ? 2 : 0))
       table = FGBGeometry.encode(geometry, dimensions: own, into: &builder)
     }
-    extent[0] = min(extent[0], box[0])
-    extent[1] = min(extent[1], box[1])
-    extent[2] = max(extent[2], box[2])
-    extent[3] = max(extent[3], box[3])
+    extent[0] = min(extent[0], minX)
+    extent[1] = min(extent[1], minY)
+    extent[2] = max(extent[2], maxX)
+    extent[3] = max(extent[3], maxY)
 
-    // The record: flags, geometry table offset and blob, then the tagged properties.
-    record.removeAll(keepingCapacity: true)
-    record.append(0)  // the record's length, set below
-    record.append(0)
-    record.append(0)
-    record.append(0)
-    record.append((geometry != nil ? 1 : 0) | (own.z ? 2 : 0) | (own.m ? 4 : 0))
-    Self.append32(&record, UInt32(table))
-    Self.append32(&record, UInt32(builder.bytes.count))
-    record.append(contentsOf: builder.bytes)
+    // The record: its length, flags, the geometry table's offset and blob, then the tagged
+    // properties.
+    let start = pending.count
+    Self.append32(&pending, 0)  // the record's length, set below
+    pending.append((geometry != nil ? 1 : 0) | (own.z ? 2 : 0) | (own.m ? 4 : 0))
+    Self.append32(&pending, UInt32(table))
+    Self.append32(&pending, UInt32(builder.bytes.count))
+    pending.append(contentsOf: builder.bytes)
     var propertiesLength = 0
     var propertyCount = 0
-    for member in feature.properties ?? JSONObject() {
+    for (position, member) in (feature.properties ?? JSONObject()).enumerated() {
       guard let kind = PropertyKind(member.value) else { continue }
-      let column: Int
-      if let known = columnIndex[member.key] {
-        column = known
-      } else {
-        guard columnNames.count <= Int(UInt16.max) else {
-          throw GeoPipeError.data(
-            "FlatGeobuf holds at most 65,536 properties; feature \(count) brings one more "
-              + "('\(member.key)')", at: nil)
-        }
-        column = columnNames.count
-        columnIndex[member.key] = column
-        columnNames.append(member.key)
-        columnKinds.append(0)
-      }
+      let column = try columnNumber(member.key, position: position)
       columnKinds[column] |= kind.rawValue
       propertyCount += 1
-      record.append(UInt8(truncatingIfNeeded: column))
-      record.append(UInt8(truncatingIfNeeded: column >> 8))
-      record.append(kind.rawValue)
-      propertiesLength += 2 + kind.append(member.value, to: &record)
+      pending.append(UInt8(truncatingIfNeeded: column))
+      pending.append(UInt8(truncatingIfNeeded: column >> 8))
+      pending.append(kind.rawValue)
+      propertiesLength += 2 + kind.append(member.value, to: &pending)
     }
-    let length = record.count
-    record[0] = UInt8(truncatingIfNeeded: length)
-    record[1] = UInt8(truncatingIfNeeded: length >> 8)
-    record[2] = UInt8(truncatingIfNeeded: length >> 16)
-    record[3] = UInt8(truncatingIfNeeded: length >> 24)
+    let length = pending.count - start
+    for k in 0..<4 { pending[start + k] = UInt8(truncatingIfNeeded: length >> (8 * k)) }
     guard length <= Int(UInt32.max) else {
       throw GeoPipeError.data("feature \(count) is too large for FlatGeobuf", at: nil)
     }
     if indexed {
-      boxes.append(contentsOf: box)
+      boxes.append(minX)
+      boxes.append(minY)
+      boxes.append(maxX)
+      boxes.append(maxY)
       recordOffsets.append(scratchSize)
       sizes.append(
         Self.encodedSize(
@@ -144,10 +139,36 @@ public final class FlatGeobufWriter: FeatureWriter {
           propertiesLength: propertyCount > 0 ? propertiesLength : nil,
           blobLength: builder.bytes.count))
     }
-    pending.append(contentsOf: record)
     scratchSize += length
     count += 1
     if pending.count >= 1 << 20 { try flushPending() }
+  }
+
+  /// The column of property `key`, at `position` in its feature; a new one when it is new.
+  private func columnNumber(_ key: String, position: Int) throws -> Int {
+    if position < lastKeys.count, lastKeys[position] == key { return lastColumns[position] }
+    let column: Int
+    if let known = columnIndex[key] {
+      column = known
+    } else {
+      guard columnNames.count <= Int(UInt16.max) else {
+        throw GeoPipeError.data(
+          "FlatGeobuf holds at most 65,536 properties; feature \(count) brings one more "
+            + "('\(key)')", at: nil)
+      }
+      column = columnNames.count
+      columnIndex[key] = column
+      columnNames.append(key)
+      columnKinds.append(0)
+    }
+    if position < lastKeys.count {
+      lastKeys[position] = key
+      lastColumns[position] = column
+    } else if position == lastKeys.count {
+      lastKeys.append(key)
+      lastColumns.append(column)
+    }
+    return column
   }
 
   /// Writes the header, the index and the features, and commits the output.
@@ -175,65 +196,70 @@ public final class FlatGeobufWriter: FeatureWriter {
     }
     var encoder = FeatureEncoder(types: types, dimensions: dimensions)
     var out = FGBHeader.magic + header.encoded()
-    if header.indexNodeSize > 0 {
-      let order = hilbertOrder()
-      // Strings and numbers in a JSON column are written as JSON text, and geometries short
-      // of the layer's z or m get NaN ones: those features' sizes change.
-      let textInJSON = zip(columnKinds, types).contains {
-        $0.1 == .json && $0.0 & ~PropertyKind.json.rawValue != 0
-      }
-      if textInJSON || dimensionSets.count > 1 {
-        var scratchOut: [UInt8] = []
-        for k in order {
-          scratchOut.removeAll(keepingCapacity: true)
-          try encoder.encode(readRecord(k), into: &scratchOut)
-          sizes[k] = scratchOut.count
+    try scratch.withMappedBytes { mapped in
+      if header.indexNodeSize > 0 {
+        try writeIndexed(&out, mapped: mapped, types: types, encoder: &encoder)
+      } else {
+        try emit(&out)
+        var at = 0
+        while at < mapped.count {
+          let length = Int(
+            UInt32(littleEndian: mapped.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+          try encoder.encode(UnsafeRawBufferPointer(rebasing: mapped[at..<at + length]), into: &out)
+          at += length
+          if out.count >= 1 << 20 { try emit(&out) }
         }
-      }
-      var offsets: [Int] = []
-      offsets.reserveCapacity(count)
-      var orderedBoxes: [Double] = []
-      orderedBoxes.reserveCapacity(4 * count)
-      var offset = 0
-      for k in order {
-        offsets.append(offset)
-        offset += sizes[k]
-        orderedBoxes.append(contentsOf: boxes[4 * k..<4 * k + 4])
-      }
-      boxes = []
-      out += PackedRTree.build(boxes: orderedBoxes, offsets: offsets, nodeSize: 16)
-      try emit(&out)
-      var written = 0
-      for (k, expected) in zip(order, offsets) {
-        guard written + out.count == expected else {
-          throw GeoPipeError(
-            "cannot write '\(layerName)': feature \(k) is not where the index says",
-            status: .ioError)
-        }
-        try encoder.encode(readRecord(k), into: &out)
-        if out.count >= 1 << 20 {
-          written += out.count
-          try emit(&out)
-        }
-      }
-    } else {
-      try emit(&out)
-      var carry: [UInt8] = []
-      try scratch.readAll { block in
-        carry.append(contentsOf: block)
-        var k = 0
-        while k + 4 <= carry.count {
-          let length = Int(Self.load32(carry, k))
-          guard k + length <= carry.count else { break }
-          try encoder.encode(carry[k..<k + length], into: &out)
-          k += length
-        }
-        carry.removeFirst(k)
-        if out.count >= 1 << 20 { try emit(&out) }
       }
     }
     try emit(&out)
     try sink.commit()
+  }
+
+  /// Writes the index, then the features in its order.
+  private func writeIndexed(
+    _ out: inout [UInt8], mapped: UnsafeRawBufferPointer, types: [FGBColumnType],
+    encoder: inout FeatureEncoder
+  ) throws {
+    let order = hilbertOrder()
+    // Strings and numbers in a JSON column are written as JSON text, and geometries short of
+    // the layer's z or m get NaN ones: those features' sizes change.
+    let textInJSON = zip(columnKinds, types).contains {
+      $0.1 == .json && $0.0 & ~PropertyKind.json.rawValue != 0
+    }
+    if textInJSON || dimensionSets.nonzeroBitCount > 1 {
+      var scratchOut: [UInt8] = []
+      for k in order {
+        scratchOut.removeAll(keepingCapacity: true)
+        try encoder.encode(record(k, in: mapped), into: &scratchOut)
+        sizes[k] = scratchOut.count
+      }
+    }
+    var offsets: [Int] = []
+    offsets.reserveCapacity(count)
+    var orderedBoxes: [Double] = []
+    orderedBoxes.reserveCapacity(4 * count)
+    var offset = 0
+    for k in order {
+      offsets.append(offset)
+      offset += sizes[k]
+      orderedBoxes.append(contentsOf: boxes[4 * k..<4 * k + 4])
+    }
+    boxes = []
+    out += PackedRTree.build(boxes: orderedBoxes, offsets: offsets, nodeSize: 16)
+    try emit(&out)
+    var written = 0
+    for (k, expected) in zip(order, offsets) {
+      guard written + out.count == expected else {
+        throw GeoPipeError(
+          "cannot write '\(layerName)': feature \(k) is not where the index says",
+          status: .ioError)
+      }
+      try encoder.encode(record(k, in: mapped), into: &out)
+      if out.count >= 1 << 20 {
+        written += out.count
+        try emit(&out)
+      }
+    }
   }
 
   /// Discards the output.
@@ -252,12 +278,11 @@ public final class FlatGeobufWriter: FeatureWriter {
     pending.removeAll(keepingCapacity: true)
   }
 
-  private func readRecord(_ k: Int) throws -> ArraySlice<UInt8> {
+  /// Record `k` of the mapped scratch file.
+  private func record(_ k: Int, in scratch: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
     let start = recordOffsets[k]
     let end = k + 1 < recordOffsets.count ? recordOffsets[k + 1] : scratchSize
-    var bytes = [UInt8](repeating: 0, count: end - start)
-    try bytes.withUnsafeMutableBytes { try scratch.read(at: start, into: $0) }
-    return bytes[...]
+    return UnsafeRawBufferPointer(rebasing: scratch[start..<end])
   }
 
   /// The features' indexes by descending Hilbert value of their boxes' centres (as
@@ -310,15 +335,5 @@ public final class FlatGeobufWriter: FeatureWriter {
 
   static func append32(_ bytes: inout [UInt8], _ value: UInt32) {
     withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-  }
-
-  static func load32(_ bytes: some RandomAccessCollection<UInt8>, _ at: Int) -> UInt32 {
-    var value: UInt32 = 0
-    var i = bytes.index(bytes.startIndex, offsetBy: at)
-    for shift in stride(from: 0, to: 32, by: 8) {
-      value |= UInt32(bytes[i]) << shift
-      i = bytes.index(after: i)
-    }
-    return value
   }
 }

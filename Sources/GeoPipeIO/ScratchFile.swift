@@ -70,20 +70,16 @@ public final class ScratchFile {
     }
   }
 
-  /// Reads `buffer.count` bytes written earlier, from byte `offset` (for bytes read back in
-  /// another order than written).
-  public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws {
-    guard let base = buffer.baseAddress else { return }
-    var done = 0
-    while done < buffer.count {
-      let n = pread(fd, base + done, buffer.count - done, off_t(offset + done))
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw failure(errno)
-      }
-      if n == 0 { throw failure(EIO) }
-      done += n
+  /// Calls `body` with everything written, mapped into memory (for bytes read back in another
+  /// order than they were written).
+  public func withMappedBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+    let size = Int(lseek(fd, 0, SEEK_END))
+    guard size > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    guard let map = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED else {
+      throw failure(errno)
     }
+    defer { munmap(map, size) }
+    return try body(UnsafeRawBufferPointer(start: map, count: size))
   }
 
   private func failure(_ code: Int32) -> GeoPipeError {
