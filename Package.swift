@@ -50,6 +50,8 @@ var targets: [Target] = [
     name: "GeoPipeXML", dependencies: ["GeoPipeCore", "GeoPipeIO", "CLibXML2"],
     swiftSettings: fast),
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
+  .target(
+    name: "GeoPipeFlatGeobuf", dependencies: ["GeoPipeCore", "GeoPipeIO"], swiftSettings: fast),
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
     name: "GeoPipeTiles",
@@ -73,9 +75,9 @@ var targets: [Target] = [
     name: "GeoPipeStages",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeGeometry", "GeoPipeGEOS",
-      "GeoPipeClustering", "GeoPipeGeocoding", "GeoPipeGeoPackage", "GeoPipeMercator",
-      "GeoPipeRender", "GeoPipeShapefile", "GeoPipeTiles", "GeoPipeValidation",
-      "GeoPipeSpatialIndex", "GeoPipeXML",
+      "GeoPipeClustering", "GeoPipeGeocoding", "GeoPipeGeoPackage", "GeoPipeFlatGeobuf",
+      "GeoPipeMercator", "GeoPipeRender", "GeoPipeShapefile", "GeoPipeTiles",
+      "GeoPipeValidation", "GeoPipeSpatialIndex", "GeoPipeXML",
     ],
     swiftSettings: fast),
   .target(
@@ -147,6 +149,9 @@ var targets: [Target] = [
     name: "GeoPipeGeoPackageTests",
     dependencies: ["GeoPipeGeoPackage", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeFlatGeobufTests",
+    dependencies: ["GeoPipeFlatGeobuf", "GeoPipeIO", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
@@ -165,7 +170,7 @@ var products: [Product] = [
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
   for name in [
     "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob", "FuzzDBase",
-    "FuzzXML",
+    "FuzzXML", "FuzzFlatGeobuf",
   ] {
     let dependency: Target.Dependency =
       switch name {
@@ -173,6 +178,7 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
       case "FuzzGeoPackageBlob": "GeoPipeGeoPackage"
       case "FuzzDBase": "GeoPipeShapefile"
       case "FuzzXML": "GeoPipeXML"
+      case "FuzzFlatGeobuf": "GeoPipeFlatGeobuf"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

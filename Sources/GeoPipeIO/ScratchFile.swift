@@ -6,8 +6,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A file for bytes that are written once and read back once (a CSV's rows before its header,
-/// a tileset's tile data before its directories).
+/// A file for bytes that are written once and read back (a CSV's rows before its header, a
+/// tileset's tile data before its directories, FlatGeobuf features before their index).
 ///
 /// It is removed from its folder as soon as it is created, so nothing is left behind however
 /// the run ends; the space is freed when it is closed.
@@ -60,7 +60,7 @@ public final class ScratchFile {
     let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
     defer { block.deallocate() }
     while true {
-      let n = read(fd, block, size)
+      let n = Glibc.read(fd, block, size)
       if n == 0 { return }
       if n < 0 {
         if errno == EINTR { continue }
@@ -68,6 +68,18 @@ public final class ScratchFile {
       }
       try body(UnsafeRawBufferPointer(start: block, count: n))
     }
+  }
+
+  /// Calls `body` with everything written, mapped into memory (for bytes read back in another
+  /// order than they were written).
+  public func withMappedBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {
+    let size = Int(lseek(fd, 0, SEEK_END))
+    guard size > 0 else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+    guard let map = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), map != MAP_FAILED else {
+      throw failure(errno)
+    }
+    defer { munmap(map, size) }
+    return try body(UnsafeRawBufferPointer(start: map, count: size))
   }
 
   private func failure(_ code: Int32) -> GeoPipeError {

@@ -1,8 +1,9 @@
 import GeoPipeCore
+import GeoPipeFlatGeobuf
 import GeoPipeGeoPackage
 import GeoPipeIO
-import GeoPipeStageKit
 import GeoPipeShapefile
+import GeoPipeStageKit
 import GeoPipeXML
 
 /// The formats `read` and `write` offer: GeoPipeIO's own and those of the format modules,
@@ -14,6 +15,7 @@ public enum Formats {
     FeatureFormats.register(.shapefile)
     FeatureFormats.register(KML.format)
     FeatureFormats.register(GPX.format)
+    FeatureFormats.register(FlatGeobuf.format)
   }()
 
   /// Every format, after registration.

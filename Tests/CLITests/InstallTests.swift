@@ -30,7 +30,7 @@ import Testing
     let choices = try bashCompletion(
       "COMP_WORDS=(geopipe read --input-format ''); COMP_CWORD=3; _geopipe; "
         + "echo \"${COMPREPLY[*]}\"")
-    #expect(choices.out == "auto geojson geojsonseq csv kml gpx\n")
+    #expect(choices.out == "auto geojson geojsonseq csv kml gpkg shapefile gpx flatgeobuf\n")
     let actions = try bashCompletion(
       "COMP_WORDS=(geopipe gazetteer ''); COMP_CWORD=2; _geopipe; echo \"${COMPREPLY[*]}\"")
     #expect(actions.out == "build info\n")
@@ -53,7 +53,9 @@ import Testing
         fish.out.contains("-n __fish_use_subcommand -a \(command) -d '"), "fish: \(command)")
     }
     #expect(zsh.out.contains("'--input-format[The input format"))
-    #expect(zsh.out.contains(":input-format:(auto geojson geojsonseq csv kml gpx)'"))
+    #expect(
+      zsh.out.contains(
+        ":input-format:(auto geojson geojsonseq csv kml gpkg shapefile gpx flatgeobuf)'"))
     #expect(
       fish.out.contains(
         "complete -c geopipe -n '__fish_seen_subcommand_from filter' -l where -x -d 'Keep"))
@@ -74,7 +76,9 @@ import Testing
     #expect(read.out.contains("\n.SH NAME\ngeopipe\\-read \\- Read GeoJSON"))
     #expect(read.out.contains("\n.SH OPTIONS\n"))
     #expect(
-      read.out.contains("\n.TP\n.B \\-\\-input\\-format <auto|geojson|geojsonseq|csv|kml|gpx>\n"))
+      read.out.contains(
+        "\n.TP\n.B \\-\\-input\\-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|gpx|flatgeobuf>\n"
+      ))
     #expect(read.out.contains("\n.SH EXAMPLES\n"))
     #expect(!read.out.contains("\n.  "), "no line may start with a roff control character")
     let overview = try geopipe(["help", "--man"])

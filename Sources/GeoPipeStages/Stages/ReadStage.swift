@@ -80,6 +80,9 @@ enum ReadStage {
       without geometry, with a warning naming the columns that looked like coordinates.
       Whitespace between records costs no memory; one record longer than --max-record-size is
       an error.
+      FlatGeobuf (.fgb, or recognised by its first bytes) is read feature by feature with the
+      header's columns; with --bbox, the file's spatial index finds the features in the box
+      and only those are read (see docs/formats.md).
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -91,6 +94,7 @@ enum ReadStage {
       "geopipe read --layer roads tl_2024_us.zip | geopipe info",
       "geopipe read --gpx-points ride.gpx | geopipe write points.csv",
       "geopipe read places.kml | geopipe write places.geojson",
+      "geopipe read --bbox 5.9,45.8,10.5,47.8 world.fgb > switzerland.geojsonl",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
     ],
     options: [

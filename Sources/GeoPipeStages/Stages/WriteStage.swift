@@ -72,6 +72,10 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       NAME_point.shp, NAME_line.shp and NAME_polygon.shp unless --geometry-type picks one.
       Property names are cut to dBASE's 10 bytes (the renames are listed on stderr) and text
       over 254 bytes is an error unless --truncate-strings.
+      FlatGeobuf (.fgb) columns are typed from every feature's values (features wait in a
+      scratch file until the header is known); the file gets a spatial index and, as GDAL
+      writes it, the features in the index's Hilbert order, not in input order; --no-index
+      keeps the input order and writes no index.
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -82,6 +86,8 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       "geopipe read places.csv | geopipe style --title '{name}' --marker-color '#d33' | geopipe write places.kml",
       "geopipe read rivers.geojson | geopipe write --layer rivers --append-layer city.gpkg",
       "geopipe read roads.geojson | geopipe write --geometry-type line out/roads.shp",
+      "geopipe read places.geojson | geopipe write places.fgb",
+      "geopipe convert --no-index places.geojson places.fgb",
     ],
     options: [
       OptionSpec(

@@ -1,0 +1,22 @@
+import GeoPipeCore
+import GeoPipeFlatGeobuf
+import GeoPipeIO
+
+/// libFuzzer entry point: any bytes through the FlatGeobuf reader (as a stream) must give
+/// features or a data error, never a crash or another error.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzFlatGeobuf(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+  var options = ReadOptions()
+  options.format = FlatGeobuf.format
+  do {
+    let reader = try FeatureReaders.open(
+      source: MemoryByteSource(bytes), name: "fuzz.fgb", options: options)
+    while try reader.next() != nil {}
+  } catch let error as GeoPipeError {
+    if error.status != .dataError { fatalError("not a data error: \(error)") }
+  } catch {
+    fatalError("unexpected error: \(error)")
+  }
+  return 0
+}
