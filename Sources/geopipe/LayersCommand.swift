@@ -81,7 +81,9 @@ enum LayersCommand {
         out +=
           "    bounds: \(number(b.west)),\(number(b.south)),\(number(b.east)),\(number(b.north))\n"
       }
-      for field in layer.fields { out += "    \(field.name): \(field.type)\n" }
+      for field in layer.fields {
+        out += field.type.isEmpty ? "    \(field.name)\n" : "    \(field.name): \(field.type)\n"
+      }
     }
     return out
   }

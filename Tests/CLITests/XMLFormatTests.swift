@@ -39,8 +39,12 @@ struct XMLFormatTests {
   /// The KML module's format replaces the write-only built-in: one `kml` that reads and writes.
   @Test func oneKMLFormatReadsAndWrites() throws {
     let convert = try geopipe(["convert", "--help"])
-    #expect(convert.out.contains("--input-format <auto|geojson|geojsonseq|csv|kml|gpx>"))
-    #expect(convert.out.contains("--output-format <auto|geojson|geojsonseq|csv|kml>"))
+    #expect(
+      convert.out.contains(
+        "--input-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|gpx|flatgeobuf>"))
+    #expect(
+      convert.out.contains(
+        "--output-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|flatgeobuf>"))
   }
 
   @Test func gpxFromStandardInputAndAsPoints() throws {
@@ -55,6 +59,11 @@ struct XMLFormatTests {
     #expect(points.outLines.last?.contains(#""point_index":1"#) == true)
     let layer = try geopipe(["read", "--layer", "waypoints", ride.path])
     #expect(layer.outLines.count == 2, "\(layer)")
+    let layers = try geopipe(["layers", ride.path])
+    #expect(layers.status == 0, "\(layers)")
+    #expect(layers.out.contains("GPX, 4 layers"))
+    #expect(layers.out.contains("  waypoints: Point, 2 features"))
+    #expect(layers.out.contains("  track_points: Point, 7 features"))
   }
 
   @Test func skippedOverlaysAreNotedOnStandardError() throws {
