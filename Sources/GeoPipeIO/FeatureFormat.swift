@@ -314,7 +314,7 @@ extension LayerInfo {
         geometry.forEachXY { x, y in bounds.extend(x: x, y: y) }
       }
       for member in feature.properties?.members ?? [] {
-        let kind = Self.kind(of: member.value)
+        let kind = member.value.typeName
         if types[member.key] == nil { fields.append(member.key) }
         if !(types[member.key]?.contains(kind) ?? false) {
           types[member.key, default: []].append(kind)
@@ -332,17 +332,5 @@ extension LayerInfo {
         let real = seen.filter { $0 != "null" }
         return (field, real.isEmpty ? "null" : real.joined(separator: "|"))
       }, bounds: bounds.isEmpty ? nil : bounds)
-  }
-
-  private static func kind(of value: JSONValue) -> String {
-    switch value {
-    case .null: "null"
-    case .bool: "boolean"
-    case .integer, .bigInteger: "integer"
-    case .double, .bigNumber: "number"
-    case .string: "string"
-    case .array: "array"
-    case .object: "object"
-    }
   }
 }

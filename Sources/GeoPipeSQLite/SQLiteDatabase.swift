@@ -145,25 +145,7 @@ public final class SQLiteStatement {
   /// Binds an array of values to the parameters in order (`?1` first).
   @discardableResult
   public func bind(_ values: [SQLiteValue]) throws(SQLiteError) -> SQLiteStatement {
-    for (k, value) in values.enumerated() {
-      let index = Int32(k + 1)
-      let status: Int32
-      switch value {
-      case .null: status = sqlite3_bind_null(raw, index)
-      case .integer(let n): status = sqlite3_bind_int64(raw, index, n)
-      case .real(let x): status = sqlite3_bind_double(raw, index, x)
-      case .text(let s): status = sqlite3_bind_text(raw, index, s, -1, geopipe_sqlite_transient())
-      case .blob(let bytes):
-        status = bytes.withUnsafeBytes {
-          sqlite3_bind_blob(raw, index, $0.baseAddress, Int32($0.count), geopipe_sqlite_transient())
-        }
-      }
-      guard status == SQLITE_OK else {
-        throw SQLiteError(
-          code: status, extendedCode: database.lastExtendedCode,
-          message: "\(database.path): \(database.lastMessage)")
-      }
-    }
+    for (k, value) in values.enumerated() { try bind(value, at: Int32(k + 1)) }
     return self
   }
 

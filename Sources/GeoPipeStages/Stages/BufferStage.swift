@@ -48,14 +48,7 @@ enum BufferStage {
       return .stage(
         OrderedFeatureMap(
           threads: context.threads, makeState: { try GeometryWorker() },
-          report: { dropped in
-            for (reason, count) in dropped {
-              diagnostics(
-                ReadDiagnostic(
-                  severity: .note,
-                  message: "buffer: dropped \(count) feature\(count == 1 ? "" : "s") \(reason)"))
-            }
-          },
+          report: notingDrops(by: "buffer", to: diagnostics),
           work: { feature, index, worker in
             guard let geometry = feature.geometry, let box = geometry.bbox else {
               return .emit(feature)

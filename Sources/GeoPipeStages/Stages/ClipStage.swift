@@ -38,14 +38,7 @@ enum ClipStage {
       return .stage(
         OrderedFeatureMap(
           threads: context.threads, makeState: { try ClipWorker(area) },
-          report: { dropped in
-            for (reason, count) in dropped {
-              diagnostics(
-                ReadDiagnostic(
-                  severity: .note,
-                  message: "clip: dropped \(count) feature\(count == 1 ? "" : "s") \(reason)"))
-            }
-          },
+          report: notingDrops(by: "clip", to: diagnostics),
           work: { feature, index, worker in try worker.clip(feature, index: index) }))
     })
 }

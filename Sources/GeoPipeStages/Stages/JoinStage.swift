@@ -109,14 +109,7 @@ enum JoinStage {
       return .stage(
         OrderedFeatureMap(
           threads: context.threads, makeState: { try PreparedLayer(join.layer) },
-          report: { dropped in
-            for (reason, count) in dropped {
-              diagnostics(
-                ReadDiagnostic(
-                  severity: .note,
-                  message: "join: dropped \(count) feature\(count == 1 ? "" : "s") \(reason)"))
-            }
-          },
+          report: notingDrops(by: "join", to: diagnostics),
           work: { feature, index, worker in try join.apply(feature, index: index, worker: worker) }
         ))
     })

@@ -163,3 +163,18 @@ private final class StatePool<State>: @unchecked Sendable {
     lock.unlock()
   }
 }
+
+/// The `report` of an `OrderedFeatureMap` that notes on standard error how many features
+/// `stage` dropped, for each reason.
+func notingDrops(by stage: String, to diagnostics: @escaping @Sendable (ReadDiagnostic) -> Void)
+  -> ([String: Int]) -> Void
+{
+  { dropped in
+    for (reason, count) in dropped.sorted(by: { $0.key < $1.key }) {
+      diagnostics(
+        ReadDiagnostic(
+          severity: .note,
+          message: "\(stage): dropped \(count) feature\(count == 1 ? "" : "s") \(reason)"))
+    }
+  }
+}
