@@ -77,20 +77,22 @@ states() {
 RESULTS=$W/results.tsv
 : >"$RESULTS"
 measure() { # CASE TOOL INPUT OUTPUT RUNS COMMAND...
-  local case=$1 tool=$2 in=$3 out=$4 runs=$5 best="" peak=0 wall rss i
+  local case=$1 tool=$2 in=$3 out=$4 runs=$5 best="" cpu="" peak=0 wall rss user sys i
   shift 5
   log "$case: $tool"
   for ((i = 0; i < runs; i++)); do
     rm -rf "$out" "${out%.*}".{shx,dbf,prj,cpg}
-    if ! /usr/bin/time -f '%e %M' -o "$W/time.txt" "$@" >"$W/cmd.log" 2>&1; then
+    if ! /usr/bin/time -f '%e %M %U %S' -o "$W/time.txt" "$@" >"$W/cmd.log" 2>&1; then
       tail -n 20 "$W/cmd.log" >&2
       die "$tool failed on '$case': $*"
     fi
-    read -r wall rss < <(tail -n 1 "$W/time.txt")
+    read -r wall rss user sys < <(tail -n 1 "$W/time.txt")
     best=$(awk -v a="$best" -v b="$wall" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+    cpu=$(awk -v a="$cpu" -v b="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
+      'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
     ((rss > peak)) && peak=$rss
   done
-  printf '%s\t%s\t%s\t%s\n' "$case" "$tool" "$best" "$peak" >>"$RESULTS"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$best" "$peak" "$cpu" >>"$RESULTS"
 }
 count() { # FILE: features in it, as GDAL counts them
   case $1 in
@@ -169,16 +171,19 @@ report() {
   echo "- machine: $(uname -m), $(nproc) CPUs, ${cpu:-unknown CPU}"
   echo "- geopipe: $("$GEOPIPE" --version 2>&1 | head -n 1 || echo unknown)"
   echo "- $(ogr2ogr --version)"
-  echo "- best wall time of $RUNS runs; peak RSS is the highest of those runs"
+  echo "- best wall time and best CPU time (user + system) of $RUNS runs; peak RSS is the"
+  echo "  highest of those runs"
   echo
-  echo "| case | tool | wall s | peak RSS MiB | speedup vs ogr2ogr |"
-  echo "|---|---|--:|--:|--:|"
+  echo "| case | tool | wall s | CPU s | peak RSS MiB | wall speedup | CPU speedup |"
+  echo "|---|---|--:|--:|--:|--:|--:|"
   awk -F '\t' '
-    { c[NR] = $1; t[NR] = $2; w[NR] = $3; m[NR] = $4; if ($2 == "ogr2ogr") ref[$1] = $3 }
+    { c[NR] = $1; t[NR] = $2; w[NR] = $3; m[NR] = $4; u[NR] = $5
+      if ($2 == "ogr2ogr") { ref[$1] = $3; refu[$1] = $5 } }
     END {
       for (i = 1; i <= NR; i++) {
         sp = (c[i] in ref && w[i] > 0) ? sprintf("%.1f×", ref[c[i]] / w[i]) : "–"
-        printf "| %s | %s | %.2f | %.0f | %s |\n", c[i], t[i], w[i], m[i] / 1024, sp
+        su = (c[i] in refu && u[i] > 0) ? sprintf("%.1f×", refu[c[i]] / u[i]) : "–"
+        printf "| %s | %s | %.2f | %.2f | %.0f | %s | %s |\n", c[i], t[i], w[i], u[i], m[i] / 1024, sp, su
       }
     }' "$RESULTS"
   if [ -n "$BBOX_NOTE" ]; then
