@@ -60,8 +60,14 @@ polygons() { # generated polygons (and a few lines and points: kept as polygons 
   if [ ! -s "$out" ]; then
     log "generating $(basename "$out")"
     python3 "$BENCH/generate_polygons.py" --megabytes "$POLYGON_MB" "$out.all"
-    # One geometry type a file, as a shapefile needs: the polygons alone, one per line.
-    "$GEOPIPE" filter --quiet --geometry-type Polygon,MultiPolygon <"$out.all" >"$out.tmp"
+    # One geometry type a file, as a shapefile needs: the polygons alone, one per line; without
+    # the ids (the set repeats some on purpose, and a GeoPackage's fid is unique).
+    "$GEOPIPE" filter --quiet --geometry-type Polygon,MultiPolygon <"$out.all" |
+      python3 -c 'import json, sys
+for line in sys.stdin:
+    feature = json.loads(line)
+    feature.pop("id", None)
+    sys.stdout.write(json.dumps(feature, ensure_ascii=False) + "\n")' >"$out.tmp"
     rm -f "$out.all"
     mv "$out.tmp" "$out"
   fi
