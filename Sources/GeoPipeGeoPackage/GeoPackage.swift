@@ -36,11 +36,7 @@ public enum GeoPackage {
   /// CRS, fields with their declared types, and the extent gpkg_contents declares.
   public static func layers(path: String, name: String) throws -> [LayerInfo] {
     let database: SQLiteDatabase
-    do {
-      database = try SQLiteDatabase(path: path, readOnly: true)
-    } catch {
-      throw GeoPipeError("cannot open '\(name)': \(error.message)", status: .noInput)
-    }
+    database = try GeoPackageCatalog.open(path: path, name: name)
     let catalog = GeoPackageCatalog(database: database, name: name)
     do {
       return try catalog.tables().map(catalog.layerInfo)

@@ -6,6 +6,15 @@ import GeoPipeSQLite
 /// What a GeoPackage says about its tables: which hold features, their geometry column,
 /// spatial reference system and columns (GeoPackage 1.4 §1.1.2, §1.1.3, §2.1.5).
 struct GeoPackageCatalog {
+  /// Opens a GeoPackage read-only; a file SQLite cannot open is exit 66 naming it.
+  static func open(path: String, name: String) throws -> SQLiteDatabase {
+    do {
+      return try SQLiteDatabase(path: path, readOnly: true)
+    } catch {
+      throw GeoPipeError("cannot open '\(name)': \(error.message)", status: .noInput)
+    }
+  }
+
   /// One readable table.
   struct Table {
     var name: String

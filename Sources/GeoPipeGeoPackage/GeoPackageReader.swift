@@ -31,11 +31,7 @@ final class GeoPackageReader: FeatureReader {
   init(path: String, name: String, options: ReadOptions) throws {
     self.name = name
     self.options = options
-    do {
-      database = try SQLiteDatabase(path: path, readOnly: true)
-    } catch {
-      throw GeoPipeError("cannot open '\(name)': \(error.message)", status: .noInput)
-    }
+    database = try GeoPackageCatalog.open(path: path, name: name)
     let catalog = GeoPackageCatalog(database: database, name: name)
     do {
       guard try catalog.exists("gpkg_contents") else {
