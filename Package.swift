@@ -39,7 +39,8 @@ var targets: [Target] = [
     name: "GeoPipeGeoPackage", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite"],
     swiftSettings: fast),
   .target(
-    name: "GeoPipeGeocoding", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite"],
+    name: "GeoPipeGeocoding",
+    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeSQLite", "GeoPipeSpatialIndex"],
     swiftSettings: fast),
   .target(name: "GeoPipeIO", dependencies: ["GeoPipeCore", "CZlib"], swiftSettings: fast),
   .target(

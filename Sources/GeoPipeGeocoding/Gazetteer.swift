@@ -1,5 +1,6 @@
 import Foundation
 import GeoPipeCore
+import GeoPipeIO
 import GeoPipeSQLite
 
 /// A gazetteer file opened for queries.
@@ -97,6 +98,38 @@ public final class Gazetteer {
     let statement = try database.statement("SELECT iso, name FROM countries")
     var result: [String: String] = [:]
     while try statement.step() { result[statement.text(0)] = statement.text(1) }
+    return result
+  }
+
+  /// The country and admin1 areas, in the order they were stored; none when the file was
+  /// built without boundaries.
+  public func areas() throws -> [BoundaryArea] {
+    let tables = try database.scalarText(
+      "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'areas'")
+    guard tables == "1" else { return [] }
+    let statement = try database.statement(
+      "SELECT level, country_code, admin1_code, name, geometry FROM areas ORDER BY id")
+    var result: [BoundaryArea] = []
+    while try statement.step() {
+      let id = result.count + 1
+      let geometry: Geometry?
+      do {
+        geometry = try statement.withBytes(4) { bytes in try WKBReader.parse(bytes).geometry }
+      } catch {
+        throw GeoPipeError(
+          "\(path): area \(id) has an unreadable polygon (\(error)); rebuild the gazetteer",
+          status: .dataError)
+      }
+      guard let level = BoundaryArea.Level(rawValue: statement.text(0)), let geometry else {
+        throw GeoPipeError(
+          "\(path): area \(id) is not a country or admin1 polygon; rebuild the gazetteer",
+          status: .dataError)
+      }
+      result.append(
+        BoundaryArea(
+          level: level, countryCode: statement.text(1), admin1Code: statement.text(2),
+          name: statement.text(3), geometry: geometry))
+    }
     return result
   }
 

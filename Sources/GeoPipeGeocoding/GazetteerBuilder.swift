@@ -13,6 +13,8 @@ public struct GazetteerSources: Sendable {
   public var countries: String?
   /// `alternateNamesV2.txt` (optional).
   public var alternateNames: String?
+  /// Files of country or admin1 polygons, already read (see `BoundaryArea.from`).
+  public var boundaries: [BoundaryFile] = []
 
   /// Creates a set of sources.
   public init(geonames: String, admin1: String?, countries: String?, alternateNames: String? = nil)
@@ -21,6 +23,23 @@ public struct GazetteerSources: Sendable {
     self.admin1 = admin1
     self.countries = countries
     self.alternateNames = alternateNames
+  }
+}
+
+/// The features of a file of country or admin1 polygons.
+public struct BoundaryFile: Sendable {
+  /// The file, for messages and the gazetteer's list of sources.
+  public var path: String
+  /// Whether its features are countries or admin1 areas.
+  public var level: BoundaryArea.Level
+  /// Its features, in file order.
+  public var features: [Feature]
+
+  /// Creates a boundaries file.
+  public init(path: String, level: BoundaryArea.Level, features: [Feature]) {
+    self.path = path
+    self.level = level
+    self.features = features
   }
 }
 
@@ -73,14 +92,14 @@ public enum GazetteerBuilder {
     } catch {
       throw GeoPipeError("cannot create '\(path)': \(error)", status: .cannotCreate)
     }
-    var builder = try Builder(database: database, progress: progress)
+    var builder = try GazetteerBuild(database: database, progress: progress)
     try builder.run(sources, typoIndex: typoIndex)
     return builder.meta
   }
 }
 
 /// The state of one build.
-private struct Builder {
+struct GazetteerBuild {
   let database: SQLiteDatabase
   let progress: (String) -> Void
   let insertName: SQLiteStatement
@@ -240,6 +259,9 @@ private struct Builder {
       countryCount += 1
     }
     meta["countries"] = String(countryCount)
+    try storeAreas(
+      sources.boundaries,
+      iso3: Dictionary(countries.values.map { ($0.iso3, $0.iso) }, uniquingKeysWith: { a, _ in a }))
     if let path = sources.alternateNames {
       try readAlternateNames(path, places: byGeonameid)
       // A place's alternate names may repeat names it has: keep the first of each.
@@ -263,7 +285,9 @@ private struct Builder {
     try database.execute(GazetteerSchema.statistics)
     meta["schema_version"] = GazetteerSchema.version
     meta["built_at"] = ISO8601DateFormatter().string(from: Date())
-    meta["sources"] = [sources.geonames, sources.admin1, sources.countries, sources.alternateNames]
+    meta["sources"] =
+      ([sources.geonames, sources.admin1, sources.countries, sources.alternateNames]
+      + sources.boundaries.map(\.path))
       .compactMap { $0.map { URL(fileURLWithPath: $0).lastPathComponent } }.joined(separator: ", ")
     meta["attribution"] = Gazetteer.attribution
     for (key, value) in meta {

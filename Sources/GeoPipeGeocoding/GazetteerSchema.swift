@@ -12,6 +12,14 @@
 ///   that keep only which names hold a token (`detail = none`, no column sizes), all that
 ///   the lookups use.
 ///
+/// - `areas` (when the gazetteer was built with boundaries): country and admin1 polygons
+///   (`level`, `country_code`, `admin1_code`, `name`, `geometry` as ISO WKB in WGS84), in the
+///   order of the boundaries files, with `areas_rtree`, an SQLite R*Tree of their boxes
+///   (`id` = the area's rowid). Reverse geocoding loads the areas into memory (`AreaIndex`);
+///   the R*Tree serves queries with SQLite's own tools. Files without these tables (built
+///   before them, or without boundaries) still open: countries then come from the nearest
+///   place only.
+///
 /// Reverse geocoding needs no table of its own: it loads the populated places into an
 /// in-memory kd-tree (`ReverseIndex`). Files built before that carry an unused `places_rtree`
 /// table, which readers ignore.
@@ -71,6 +79,19 @@ enum GazetteerSchema {
       folded, content = 'names', content_rowid = 'id', tokenize = 'trigram', detail = 'none',
       columnsize = 0);
     INSERT INTO names_trigram (rowid, folded) SELECT id, folded FROM names ORDER BY id;
+    """
+
+  /// The country and admin1 polygons and the R*Tree of their boxes.
+  static let areas = """
+    CREATE TABLE areas (
+      id INTEGER PRIMARY KEY,
+      level TEXT NOT NULL,
+      country_code TEXT NOT NULL,
+      admin1_code TEXT NOT NULL,
+      name TEXT NOT NULL,
+      geometry BLOB NOT NULL
+    );
+    CREATE VIRTUAL TABLE areas_rtree USING rtree (id, min_x, max_x, min_y, max_y);
     """
 
   /// The statistics of the query planner.

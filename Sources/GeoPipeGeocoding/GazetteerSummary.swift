@@ -10,6 +10,11 @@ extension GazetteerSources {
   }
 }
 
+extension GazetteerSources {
+  /// The Natural Earth 1:10m countries of the default gazetteer, in the shipped data folder.
+  public static let shippedCountries = "naturalearth/ne_10m_admin_0_countries.geojsonl.gz"
+}
+
 extension GazetteerBuilder {
   /// One line on what a build wrote (`wrote PATH: N places, …, in S s`), from the counts
   /// `build` returns.
@@ -17,7 +22,10 @@ extension GazetteerBuilder {
     -> String
   {
     "wrote \(path): \(counts["places"] ?? "0") places, \(counts["admin1"] ?? "0") admin1 areas, "
-      + "\(counts["countries"] ?? "0") countries, \(counts["names"] ?? "0") names in "
+      + "\(counts["countries"] ?? "0") countries, \(counts["names"] ?? "0") names"
+      + (counts["country_areas"].map { ", \($0) country polygons" } ?? "")
+      + (counts["admin1_areas"].flatMap { $0 == "0" ? nil : ", \($0) admin1 polygons" } ?? "")
+      + " in "
       + String(format: "%.1f", seconds) + " s"
   }
 }

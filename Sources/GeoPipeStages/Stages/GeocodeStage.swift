@@ -43,6 +43,13 @@ final class GeocodeStage: Stage {
       when unknown), name, admin1_code, admin1_name, country_code, country_name,
       population, match (exact, alternate, prefix, token or typo), confidence (0 to 1) and
       point_source (for areas: own row, capital or most populous place; null for places).
+      With a gazetteer that has country polygons (the default one does; see 'gazetteer
+      build --boundaries') each result's point is checked against them: polygon_country_code
+      is the code of the country whose polygon holds it (null at sea or off a coarse
+      coastline). country_code stays GeoNames' country of the place (the place's own record;
+      the 1:10m polygons can be a kilometre off along a border); results whose polygon names
+      another country are counted on standard error with examples, so they can be reviewed
+      ("--where 'geocode_polygon_country_code != geocode_country_code'" picks them out).
       A feature without a match, or whose best match is below --min-confidence, is handled
       by --on-miss: kept as it is with match = none, dropped, or an error (exit 65).
       \(discussionOfMatching)
@@ -117,6 +124,11 @@ final class GeocodeStage: Stage {
   private var weak = 0
   private var weakExamples: [String] = []
   private var usage: PropertyUsage
+  /// The gazetteer's country polygons (none in a gazetteer built without them).
+  private let areas: AreaIndex
+  /// Results whose point lies in another country's polygon, and the first few of them.
+  private var disagreements = 0
+  private var disagreementExamples: [String] = []
 
   init(_ values: OptionValues, context: StageContext) throws {
     let text = values.string("query") ?? ""
@@ -125,7 +137,9 @@ final class GeocodeStage: Stage {
     } catch {
       throw GeoPipeError.usage("invalid value '\(text)' for --query: \(error.message)")
     }
-    geocoder = try ForwardGeocoder(gazetteer: try Gazetteer.open(values.string("gazetteer")))
+    let gazetteer = try Gazetteer.open(values.string("gazetteer"))
+    areas = AreaIndex(try gazetteer.areas().filter { $0.level == .country })
+    geocoder = try ForwardGeocoder(gazetteer: gazetteer)
     options = try Self.searchOptions(values, geocoder: geocoder, limit: 1)
     prefix = values.string("prefix") ?? "geocode_"
     minimumConfidence = values.number("min-confidence") ?? 0
@@ -205,12 +219,26 @@ final class GeocodeStage: Stage {
     for member in Self.placemark(result, geocoder: geocoder) {
       properties[prefix + member.key] = member.value
     }
+    if !areas.isEmpty {
+      let place = result.place
+      let code = areas.country(longitude: place.longitude, latitude: place.latitude).map {
+        areas.areas[$0].countryCode
+      }
+      properties[prefix + "polygon_country_code"] = code.map(JSONValue.string) ?? .null
+      if let code, code != place.countryCode {
+        disagreements += 1
+        if disagreementExamples.count < 3 {
+          disagreementExamples.append("\(place.name) \(place.countryCode) in \(code)")
+        }
+      }
+    }
     out.properties = properties
     try emit(out)
   }
 
   func finish(emit: Emit) throws {
     try usage.finish(report: report)
+    reportDisagreements()
     let outcome = onMiss == .drop ? ", dropped (--on-miss drop)" : ", kept with match = none"
     let of = "\(index) feature\(index == 1 ? "" : "s")"
     if misses > 0 {
@@ -230,6 +258,18 @@ final class GeocodeStage: Stage {
             + weakExamples.joined(separator: ", ") + (weak > weakExamples.count ? ", ..." : "")
             + ")" + outcome))
     }
+  }
+
+  /// Notes the results whose point lies in another country's polygon.
+  private func reportDisagreements() {
+    guard disagreements > 0 else { return }
+    report(
+      ReadDiagnostic(
+        severity: .note,
+        message: "geocode: \(disagreements) result\(disagreements == 1 ? "" : "s") lie in "
+          + "another country's polygon than GeoNames gives (" + disagreementExamples.joined(
+            separator: ", ") + (disagreements > disagreementExamples.count ? ", ..." : "")
+          + "); country_code is GeoNames', polygon_country_code the polygon's"))
   }
 
   /// A confidence with two decimals.

@@ -14,8 +14,20 @@ final class ReverseGeocodeStage: Stage {
       great-circle distance (haversine on the mean-radius sphere, R = 6,371,008.8 m; exact,
       also at the poles and across the antimeridian; ties go to the larger population, then
       the smaller geonameid) and adds its placemark under --prefix: kind, geonameid, name,
-      admin1_code, admin1_name, country_code, country_name, population, distance_m and match
-      ("nearest", or "none" when nothing qualifies). --max-distance leaves points farther
+      admin1_code, admin1_name, country_code, country_name, country_source, population,
+      distance_m and match ("nearest", or "none" when nothing qualifies).
+      Countries come from polygons when the gazetteer has them (the default one has the
+      Natural Earth 1:10m countries; see 'gazetteer build --boundaries'): country_code and
+      country_name are those of the country whose polygon holds the point, with
+      country_source "polygon"; a point in no polygon (at sea, off a coarse coastline) takes
+      the nearest place's country, with country_source "nearest", as does every point with a
+      gazetteer built without boundaries. A point on a border two polygons share goes to the
+      one stored first (the first in the boundaries file), on every run. When the polygon's
+      country is not the nearest place's, admin1_code and admin1_name are null (the place's
+      admin1 area is in the other country) unless admin1 polygons give them: with
+      --admin1-boundaries in the gazetteer, admin1 comes from the polygon holding the point.
+      A point with no place within --max-distance is unmatched, but when kept (--on-miss
+      keep) it still gets the country of the polygon holding it. --max-distance leaves points farther
       away unmatched (a number of metres, or with a unit: 500m, 25km, 10mi);
       --feature-class and --min-population choose which places count; --fields keeps only some
       of the placemark properties (match is always added to unmatched features).
@@ -80,10 +92,14 @@ final class ReverseGeocodeStage: Stage {
   /// The placemark members, in the order they are added.
   static let fields = [
     "kind", "geonameid", "name", "admin1_code", "admin1_name", "country_code", "country_name",
-    "population", "match", "distance_m",
+    "country_source", "population", "match", "distance_m",
   ]
-  /// Each place's placemark members under the prefix, made when the place is first found.
+  /// The gazetteer's country and admin1 polygons (none in a gazetteer built without them).
+  private let areas: AreaIndex
+  /// Each place's placemark members under the prefix, made when the place is first found:
+  /// with its own country (country_source nearest), and confirmed by a polygon.
   private var placemarks: [[JSONMember]?]
+  private var confirmedPlacemarks: [[JSONMember]?]
   private var count = 0
   /// Unmatched features by kind and reason (`LineString`, `not a Point`), in order of first
   /// appearance.
@@ -103,6 +119,7 @@ final class ReverseGeocodeStage: Stage {
     admin1 = try gazetteer.admin1Names()
     countries = try gazetteer.countryNames()
     index = ReverseIndex(places: places)
+    areas = AreaIndex(try gazetteer.areas())
     maxDistance = values.string("max-distance").flatMap(Self.metres)
     prefix = values.string("prefix") ?? "geocode_"
     onMiss = values.choice("on-miss", as: MissPolicy.self) ?? .keep
@@ -112,12 +129,19 @@ final class ReverseGeocodeStage: Stage {
       keep?.contains("distance_m") == false
       ? nil : prefix == "geocode_" ? "geocode_distance_m" : prefix + "distance_m"
     placemarks = [[JSONMember]?](repeating: nil, count: places.count)
+    confirmedPlacemarks = areas.isEmpty ? [] : placemarks
     report = context.diagnostics
   }
 
   func process(_ feature: Feature, emit: Emit) throws {
     defer { count += 1 }
     var out = feature
+    var country: Int?
+    var admin1Area: Int?
+    if case .point(let p)? = feature.geometry, !areas.isEmpty {
+      country = areas.country(longitude: p.x, latitude: p.y)
+      if areas.hasAdmin1 { admin1Area = areas.admin1(longitude: p.x, latitude: p.y) }
+    }
     guard case .point(let p)? = feature.geometry,
       let (k, distance) = index.nearest(
         latitude: p.y, longitude: p.x, maxDistance: maxDistance)
@@ -138,16 +162,27 @@ final class ReverseGeocodeStage: Stage {
           status: .dataError)
       case .keep:
         out[property: prefix + "match"] = .string("none")
+        if let country {
+          for member in countryMembers(country) where keep?.contains(member.key) ?? true {
+            out[property: key(member.key)] = member.value
+          }
+        }
         try emit(out)
         return
       }
     }
-    let placemark =
-      placemarks[k]
-      ?? places[k].placemark(admin1: admin1, countries: countries, match: "nearest").filter {
-        keep?.contains($0.key) ?? true
-      }.map { JSONMember(key($0.key), $0.value) }
-    placemarks[k] = placemark
+    let placemark: [JSONMember]
+    if let country, admin1Area == nil,
+      areas.areas[country].countryCode == places[k].countryCode
+    {
+      placemark = confirmedPlacemarks[k] ?? self.placemark(k, country: country, admin1: nil)
+      confirmedPlacemarks[k] = placemark
+    } else if country == nil && admin1Area == nil {
+      placemark = placemarks[k] ?? self.placemark(k, country: nil, admin1: nil)
+      placemarks[k] = placemark
+    } else {
+      placemark = self.placemark(k, country: country, admin1: admin1Area)
+    }
     var properties = out.properties ?? JSONObject()
     out.properties = nil
     if properties.contains(where: { $0.key.hasPrefix(prefix) }) {
@@ -174,6 +209,49 @@ final class ReverseGeocodeStage: Stage {
         : "reverse-geocode: \(what) kept with \(key("match")) = none: \(reason)"
       report(ReadDiagnostic(severity: onMiss == .drop ? .warning : .note, message: message))
     }
+  }
+
+  /// Place `k`'s placemark members under the prefix, with the country of area `country`
+  /// (else the place's own) and the admin1 area of area `admin1Area` when given.
+  private func placemark(_ k: Int, country: Int?, admin1 admin1Area: Int?) -> [JSONMember] {
+    var members = places[k].placemark(admin1: admin1, countries: countries, match: "nearest")
+    var replacements: [String: JSONValue] = [:]
+    if let country {
+      for member in countryMembers(country) { replacements[member.key] = member.value }
+      if areas.areas[country].countryCode != places[k].countryCode {
+        replacements["admin1_code"] = .null
+        replacements["admin1_name"] = .null
+      }
+    } else {
+      replacements["country_source"] = .string("nearest")
+    }
+    if let admin1Area {
+      let area = areas.areas[admin1Area]
+      replacements["admin1_code"] = .string(area.admin1Code)
+      replacements["admin1_name"] = .string(
+        admin1[area.countryCode + "." + area.admin1Code] ?? area.name)
+    }
+    for k in members.indices {
+      if let value = replacements[members[k].key] { members[k].value = value }
+    }
+    if let at = members.firstIndex(where: { $0.key == "country_name" }) {
+      members.insert(
+        JSONMember("country_source", replacements["country_source"] ?? .null), at: at + 1)
+    }
+    return members.filter { keep?.contains($0.key) ?? true }.map {
+      JSONMember(key($0.key), $0.value)
+    }
+  }
+
+  /// The country members of the polygon `area`, without prefix: its code, name (GeoNames'
+  /// name of the code, else the polygon's) and country_source polygon.
+  private func countryMembers(_ area: Int) -> [JSONMember] {
+    let code = areas.areas[area].countryCode
+    return [
+      JSONMember("country_code", .string(code)),
+      JSONMember("country_name", .string(countries[code] ?? areas.areas[area].name)),
+      JSONMember("country_source", .string("polygon")),
+    ]
   }
 
   /// Counts an unmatched feature under its kind and reason.
@@ -215,6 +293,7 @@ final class ReverseGeocodeStage: Stage {
     case "admin1_name": return "geocode_admin1_name"
     case "country_code": return "geocode_country_code"
     case "country_name": return "geocode_country_name"
+    case "country_source": return "geocode_country_source"
     case "population": return "geocode_population"
     case "match": return "geocode_match"
     default: return prefix + member
