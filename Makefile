@@ -34,8 +34,9 @@ release: deps static
 static:
 	$(SWIFT) build -c release --static-swift-stdlib
 
-# The default gazetteer (GeoNames cities15000, shipped in Data/geonames) that geocode,
-# reverse-geocode and search use when no --gazetteer is given.
+# The default gazetteer (GeoNames cities15000, shipped in Data/geonames, and the Natural Earth
+# 1:10m countries in Data/naturalearth) that geocode, reverse-geocode and search use when no
+# --gazetteer is given.
 gazetteer: build
 	$(BIN) gazetteer build --default
 
@@ -50,6 +51,7 @@ test: deps
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)
 	Scripts/test-overlay.sh $(BIN)
+	Scripts/test-countries.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 
 bench: release
