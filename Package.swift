@@ -129,7 +129,8 @@ var targets: [Target] = [
     name: "GeoPipeXMLTests", dependencies: ["GeoPipeXML", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS", "GeoPipeCore"], swiftSettings: strict),
+    name: "GeoPipeGEOSTests", dependencies: ["GeoPipeGEOS", "GeoPipeSpatialIndex", "GeoPipeCore"],
+    swiftSettings: strict),
   .testTarget(
     name: "GeoPipeValidationTests",
     dependencies: ["GeoPipeValidation", "GeoPipeIO", "GeoPipeCore"],
