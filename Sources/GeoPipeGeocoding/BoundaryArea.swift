@@ -91,6 +91,7 @@ public struct BoundaryArea: Sendable, Hashable {
     case noCountryCode(String)
     case noAdmin1Code(String)
 
+    /// What is missing, as a phrase.
     public var description: String {
       switch self {
       case .noGeometry: "no geometry"

@@ -4,9 +4,10 @@ import GeoPipeIO
 import GeoPipeSQLite
 
 extension GazetteerBuild {
-  /// Stores the boundaries files' areas (`GazetteerSchema.areas`): each polygon as WKB, its
-  /// box in the R*Tree. Features that give no area are counted in `meta` by reason, with the
-  /// first few names.
+  /// Stores the boundaries files' areas in `GazetteerSchema.areas`.
+  ///
+  /// Each polygon goes in as WKB, its box in the R*Tree. Features that give no area are
+  /// counted in `meta`, with the first few reasons.
   mutating func storeAreas(_ files: [BoundaryFile], iso3: [String: String]) throws {
     guard !files.isEmpty else { return }
     try database.execute(GazetteerSchema.areas)

@@ -53,10 +53,11 @@ public enum Orientation: Int8, Sendable {
 /// components in increasing magnitude, so the last nonzero one has the sum's sign.
 private struct Expansion {
   /// Twelve components are enough: each of six products adds two.
-  private var components: (
-    Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double,
-    Double, Double
-  ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+  private var components:
+    (
+      Double, Double, Double, Double, Double, Double, Double, Double, Double, Double, Double,
+      Double, Double
+    ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
   private var count = 0
 
   /// Adds `a·b`, split exactly into the rounded product and its error.
@@ -93,7 +94,8 @@ private struct Expansion {
   var sign: Int {
     guard count > 0 else { return 0 }
     return withUnsafeBytes(of: components) { raw in
-      let last = raw.load(fromByteOffset: (count - 1) * MemoryLayout<Double>.stride, as: Double.self)
+      let last = raw.load(
+        fromByteOffset: (count - 1) * MemoryLayout<Double>.stride, as: Double.self)
       return last > 0 ? 1 : last < 0 ? -1 : 0
     }
   }

@@ -28,8 +28,10 @@ public struct PointInAreaLocator: Sendable {
   private let bandEdges: [Int32]
   private let bandHeight: Double
 
-  /// Indexes rings given as flat x, y pairs (closed or not; a ring is closed by its first
-  /// point). Rings with fewer than three points bound nothing and are left out.
+  /// Indexes rings given as flat x, y pairs.
+  ///
+  /// A ring may be closed or not (its first point closes it). Rings with fewer than three
+  /// points bound nothing and are left out.
   public init(rings: [[Double]]) {
     var edges: [Double] = []
     var minX = Double.infinity

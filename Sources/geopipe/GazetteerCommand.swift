@@ -141,8 +141,9 @@ enum GazetteerCommand {
         geonames: values.string("geonames") ?? "", admin1: values.string("admin1"),
         countries: values.string("countries"), alternateNames: values.string("alternate-names"))
     }
-    for (option, level) in [("boundaries", BoundaryArea.Level.country), ("admin1-boundaries", .admin1)]
-    {
+    for (option, level) in [
+      ("boundaries", BoundaryArea.Level.country), ("admin1-boundaries", .admin1),
+    ] {
       guard let file = values.string(option) else { continue }
       sources.boundaries.append(
         BoundaryFile(

@@ -32,8 +32,9 @@ struct GeocodeTests {
         "city", "state", "geocode_kind", "geocode_geonameid", "geocode_name",
         "geocode_admin1_code", "geocode_admin1_name", "geocode_country_code",
         "geocode_country_name", "geocode_population", "geocode_match", "geocode_confidence",
-        "geocode_point_source",
+        "geocode_point_source", "geocode_polygon_country_code",
       ])
+    #expect(springfield["properties"]?["geocode_polygon_country_code"] == .string("US"))
     #expect(springfield["properties"]?["geocode_geonameid"] == .integer("4250542"))
     #expect(springfield["properties"]?["geocode_admin1_name"] == .string("Illinois"))
     #expect(springfield["properties"]?["geocode_match"] == .string("exact"))

@@ -125,8 +125,8 @@ struct ReverseGeocodeTests {
     let keys = try run.outLines.map { try JSON.parse($0)["properties"]?.keys ?? [] }
     let placemark = [
       "geocode_kind", "geocode_geonameid", "geocode_name", "geocode_admin1_code",
-      "geocode_admin1_name", "geocode_country_code", "geocode_country_name", "geocode_population",
-      "geocode_match", "geocode_distance_m",
+      "geocode_admin1_name", "geocode_country_code", "geocode_country_name",
+      "geocode_country_source", "geocode_population", "geocode_match", "geocode_distance_m",
     ]
     // An existing property keeps its place; the others follow the input's.
     #expect(keys.first == ["a", "geocode_name", "z"] + placemark.filter { $0 != "geocode_name" })

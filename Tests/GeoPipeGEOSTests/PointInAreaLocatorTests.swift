@@ -43,13 +43,16 @@ import Testing
     let prepared = try geos.prepare(geometry)
     var points: [(Double, Double)] = []
     for _ in 0..<3000 {
-      points.append((Double.random(in: -12...38, using: &random), Double.random(in: -12...12, using: &random)))
+      points.append(
+        (Double.random(in: -12...38, using: &random), Double.random(in: -12...12, using: &random)))
     }
     // On the 1/64 grid: many on vertices and edges.
     for _ in 0..<3000 {
       points.append(
-        (Double(Int.random(in: -768...2432, using: &random)) / 64,
-          Double(Int.random(in: -768...768, using: &random)) / 64))
+        (
+          Double(Int.random(in: -768...2432, using: &random)) / 64,
+          Double(Int.random(in: -768...768, using: &random)) / 64
+        ))
     }
     for ring in [shell, hole, island] {
       for k in stride(from: 0, to: ring.count - 2, by: 2) {

@@ -134,4 +134,58 @@ import Testing
       (error as? GeoPipeError)?.status == .noInput
     }
   }
+
+  @Test func storesAreasAsWKBWithAnRTreeOfTheirBoxes() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    var sources = try sources(in: folder)
+    func square(_ west: Double, _ south: Double, _ size: Double) -> Geometry {
+      .polygon([
+        CoordinateArray(
+          storage: [
+            west, south, west + size, south, west + size, south + size, west, south + size,
+            west, south,
+          ], dimension: 2)
+      ])
+    }
+    sources.boundaries = [
+      BoundaryFile(
+        path: "countries.geojson", level: .country,
+        features: [
+          Feature(
+            geometry: square(6, 46, 4),
+            properties: ["ISO_A2": .string("-99"), "ADM0_A3": .string("CHE")]),
+          Feature(geometry: square(0, 0, 1), properties: ["NAME": .string("none")]),
+          Feature(geometry: square(-50, -25, 5), properties: ["iso_a2": .string("br")]),
+        ])
+    ]
+    let path = folder.appendingPathComponent("g.sqlite").path
+    let meta = try GazetteerBuilder.build(sources, to: path)
+    #expect(meta["country_areas"] == "2")
+    #expect(meta["areas_left_out"]?.hasPrefix("1: countries.geojson: feature 1: 'none'") == true)
+    let gazetteer = try Gazetteer(path: path)
+    let areas = try gazetteer.areas()
+    #expect(areas.map(\.countryCode) == ["CH", "BR"])
+    #expect(areas.first?.geometry == square(6, 46, 4))
+    // The R*Tree finds São Paulo's square, and only it, from São Paulo's point.
+    let statement = try gazetteer.database.statement(
+      "SELECT id FROM areas_rtree WHERE min_x <= ?1 AND max_x >= ?1 AND min_y <= ?2 AND max_y >= ?2"
+    )
+    try statement.bind(.real(-46.6), .real(-23.5))
+    var found: [Int64] = []
+    while try statement.step() { found.append(statement.int64(0)) }
+    #expect(found == [2])
+    let index = AreaIndex(areas)
+    #expect(index.country(longitude: -46.6, latitude: -23.5) == 1)
+    #expect(index.country(longitude: 8.5 + 360, latitude: 47.4) == 0)
+    #expect(index.country(longitude: 0.5, latitude: 0.5) == nil)
+  }
+
+  @Test func aGazetteerWithoutAreasHasNone() throws {
+    let folder = try temporaryFolder()
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let path = folder.appendingPathComponent("g.sqlite").path
+    try GazetteerBuilder.build(try sources(in: folder), to: path)
+    #expect(try Gazetteer(path: path).areas().isEmpty)
+  }
 }

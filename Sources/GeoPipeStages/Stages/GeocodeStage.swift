@@ -266,8 +266,10 @@ final class GeocodeStage: Stage {
     report(
       ReadDiagnostic(
         severity: .note,
-        message: "geocode: \(disagreements) result\(disagreements == 1 ? "" : "s") lie in "
-          + "another country's polygon than GeoNames gives (" + disagreementExamples.joined(
+        message: "geocode: \(disagreements) "
+          + (disagreements == 1 ? "result lies" : "results lie") + " in "
+          + "another country's polygon than GeoNames gives ("
+          + disagreementExamples.joined(
             separator: ", ") + (disagreements > disagreementExamples.count ? ", ..." : "")
           + "); country_code is GeoNames', polygon_country_code the polygon's"))
   }
