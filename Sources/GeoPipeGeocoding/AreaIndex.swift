@@ -23,7 +23,7 @@ public struct AreaIndex: Sendable {
   /// Indexes areas.
   public init(_ areas: [BoundaryArea]) {
     self.areas = areas
-    let locators = areas.map { PointInAreaLocator(rings: Self.rings(of: $0.geometry)) }
+    let locators = areas.map { PointInAreaLocator(rings: $0.geometry.flatRings ?? []) }
     self.locators = locators
     var countries: [Int] = []
     var admin1: [Int] = []
@@ -71,25 +71,5 @@ public struct AreaIndex: Sendable {
       }
     }
     return onBoundary
-  }
-
-  /// A polygon's or multipolygon's rings as flat x, y pairs.
-  private static func rings(of geometry: Geometry) -> [[Double]] {
-    var rings: [[Double]] = []
-    func add(_ ring: CoordinateArray) {
-      var flat: [Double] = []
-      flat.reserveCapacity(ring.count * 2)
-      ring.forEachXY { x, y in
-        flat.append(x)
-        flat.append(y)
-      }
-      rings.append(flat)
-    }
-    switch geometry {
-    case .polygon(let polygon): polygon.forEach(add)
-    case .multiPolygon(let polygons): polygons.forEach { $0.forEach(add) }
-    default: break
-    }
-    return rings
   }
 }
