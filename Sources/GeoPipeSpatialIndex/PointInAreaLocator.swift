@@ -16,8 +16,11 @@ public enum AreaLocation: Sendable, Equatable {
 /// all rings means the interior (GEOS's `RayCrossingCounter`: an upward edge includes its
 /// start and excludes its end, a downward edge the reverse, horizontal edges never count;
 /// a point on an edge or a vertex is on the boundary). The edges are kept in horizontal bands
-/// so that a lookup tests only the few whose span of y holds the point's. Immutable: lookups
-/// may run concurrently.
+/// so that a lookup tests only those whose span of y holds the point's. A grid over the box
+/// answers most points without a ray: a cell that no edge's box meets holds no boundary point,
+/// so all of it lies on the side of its centre, found once when the locator is made (a point
+/// is answered from its cell only when it lies within the cell's bounds as computed, so
+/// rounding never puts it in the wrong cell). Immutable: lookups may run concurrently.
 public struct PointInAreaLocator: Sendable {
   /// The bounding box of the rings.
   public let bounds: BoxTree.Box
@@ -27,6 +30,16 @@ public struct PointInAreaLocator: Sendable {
   private let bandStarts: [Int32]
   private let bandEdges: [Int32]
   private let bandHeight: Double
+  /// The grid: `columns` × `rows` cells of `cellWidth` × `cellHeight` from the box's corner,
+  /// each `mixed` (an edge's box meets it), `inside` or `outside`. Set once, in `init`.
+  private var cells: [UInt8] = []
+  private var columns = 0
+  private var rows = 0
+  private var cellWidth = 1.0
+  private var cellHeight = 1.0
+  private static let mixed: UInt8 = 0
+  private static let inside: UInt8 = 1
+  private static let outside: UInt8 = 2
 
   /// Indexes rings given as flat x, y pairs.
   ///
@@ -91,13 +104,81 @@ public struct PointInAreaLocator: Sendable {
     }
     bandStarts = counts
     bandEdges = members
+    makeGrid(edgeCount: edgeCount)
   }
+
+  /// Classifies the grid's cells (about one for every two edges).
+  private mutating func makeGrid(edgeCount: Int) {
+    let width = bounds.maxX - bounds.minX
+    let height = bounds.maxY - bounds.minY
+    guard width > 0, height > 0 else { return }
+    let target = Double(max(1, min(edgeCount / 2, 1 << 20)))
+    columns = max(1, min(4096, Int((target * width / height).squareRoot())))
+    rows = max(1, min(4096, Int(target / Double(columns))))
+    cellWidth = width / Double(columns)
+    cellHeight = height / Double(rows)
+    var grid = [UInt8](repeating: Self.outside, count: columns * rows)
+    // A cell is mixed when an edge's box meets it; one cell more on each side makes up for
+    // rounding in the cell indices.
+    for e in 0..<(edges.count / 4) {
+      let x1 = edges[4 * e]
+      let y1 = edges[4 * e + 1]
+      let x2 = edges[4 * e + 2]
+      let y2 = edges[4 * e + 3]
+      let i0 = max(0, column(of: min(x1, x2)) - 1)
+      let i1 = min(columns - 1, column(of: max(x1, x2)) + 1)
+      let j0 = max(0, row(of: min(y1, y2)) - 1)
+      let j1 = min(rows - 1, row(of: max(y1, y2)) + 1)
+      for j in j0...j1 {
+        for i in i0...i1 { grid[j * columns + i] = Self.mixed }
+      }
+    }
+    for j in 0..<rows {
+      for i in 0..<columns where grid[j * columns + i] != Self.mixed {
+        let x = (cellMinX(i) + cellMinX(i + 1)) / 2
+        let y = (cellMinY(j) + cellMinY(j + 1)) / 2
+        switch cast(x: x, y: y) {
+        case .interior: grid[j * columns + i] = Self.inside
+        case .exterior: grid[j * columns + i] = Self.outside
+        case .boundary: grid[j * columns + i] = Self.mixed
+        }
+      }
+    }
+    cells = grid
+  }
+
+  private func column(of x: Double) -> Int {
+    min(columns - 1, max(0, Int((x - bounds.minX) / cellWidth)))
+  }
+
+  private func row(of y: Double) -> Int {
+    min(rows - 1, max(0, Int((y - bounds.minY) / cellHeight)))
+  }
+
+  private func cellMinX(_ i: Int) -> Double { bounds.minX + Double(i) * cellWidth }
+
+  private func cellMinY(_ j: Int) -> Double { bounds.minY + Double(j) * cellHeight }
 
   /// Where the point (x, y) lies.
   public func locate(x: Double, y: Double) -> AreaLocation {
     guard x >= bounds.minX, x <= bounds.maxX, y >= bounds.minY, y <= bounds.maxY else {
       return .exterior
     }
+    if !cells.isEmpty {
+      let i = column(of: x)
+      let j = row(of: y)
+      let state = cells[j * columns + i]
+      if state != Self.mixed, x >= cellMinX(i), x <= cellMinX(i + 1), y >= cellMinY(j),
+        y <= cellMinY(j + 1)
+      {
+        return state == Self.inside ? .interior : .exterior
+      }
+    }
+    return cast(x: x, y: y)
+  }
+
+  /// Where the point lies, by counting the edges a ray towards +x crosses.
+  private func cast(x: Double, y: Double) -> AreaLocation {
     let bandCount = bandStarts.count - 1
     let k = min(bandCount - 1, max(0, Int((y - bounds.minY) / bandHeight)))
     var crossings = 0
