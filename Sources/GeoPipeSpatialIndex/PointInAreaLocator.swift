@@ -30,8 +30,10 @@ public struct PointInAreaLocator: Sendable {
   private let bandStarts: [Int32]
   private let bandEdges: [Int32]
   private let bandHeight: Double
-  /// The grid: `columns` × `rows` cells of `cellWidth` × `cellHeight` from the box's corner,
-  /// each `mixed` (an edge's box meets it), `inside` or `outside`. Set once, in `init`.
+  /// The grid's cells, row by row, set once in `init`.
+  ///
+  /// `columns` × `rows` cells of `cellWidth` × `cellHeight` from the box's corner, each
+  /// `mixed` (an edge's box meets it), `inside` or `outside`.
   private var cells: [UInt8] = []
   private var columns = 0
   private var rows = 0
