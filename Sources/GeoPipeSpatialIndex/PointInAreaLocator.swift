@@ -109,14 +109,14 @@ public struct PointInAreaLocator: Sendable {
     makeGrid(edgeCount: edgeCount)
   }
 
-  /// Classifies the grid's cells (about one for every two edges).
+  /// Classifies the grid's cells (about two for every edge).
   private mutating func makeGrid(edgeCount: Int) {
     let width = bounds.maxX - bounds.minX
     let height = bounds.maxY - bounds.minY
     guard width > 0, height > 0 else { return }
-    let target = Double(max(1, min(edgeCount / 2, 1 << 20)))
-    columns = max(1, min(4096, Int((target * width / height).squareRoot())))
-    rows = max(1, min(4096, Int(target / Double(columns))))
+    let target = Double(max(1, min(edgeCount * 2, 1 << 22)))
+    columns = max(1, min(8192, Int((target * width / height).squareRoot())))
+    rows = max(1, min(8192, Int(target / Double(columns))))
     cellWidth = width / Double(columns)
     cellHeight = height / Double(rows)
     var grid = [UInt8](repeating: Self.outside, count: columns * rows)
@@ -135,15 +135,27 @@ public struct PointInAreaLocator: Sendable {
         for i in i0...i1 { grid[j * columns + i] = Self.mixed }
       }
     }
+    // Neighbouring cells in a row that no edge meets share their closed common side, which
+    // holds no boundary point: the whole run lies on one side, found by one ray.
     for j in 0..<rows {
-      for i in 0..<columns where grid[j * columns + i] != Self.mixed {
+      var i = 0
+      while i < columns {
+        guard grid[j * columns + i] != Self.mixed else {
+          i += 1
+          continue
+        }
+        var end = i + 1
+        while end < columns && grid[j * columns + end] != Self.mixed { end += 1 }
         let x = (cellMinX(i) + cellMinX(i + 1)) / 2
         let y = (cellMinY(j) + cellMinY(j + 1)) / 2
+        let state: UInt8
         switch cast(x: x, y: y) {
-        case .interior: grid[j * columns + i] = Self.inside
-        case .exterior: grid[j * columns + i] = Self.outside
-        case .boundary: grid[j * columns + i] = Self.mixed
+        case .interior: state = Self.inside
+        case .exterior: state = Self.outside
+        case .boundary: state = Self.mixed
         }
+        for k in i..<end { grid[j * columns + k] = state }
+        i = end
       }
     }
     cells = grid
