@@ -13,8 +13,8 @@
 #   BENCH_WORK     scratch folder                            (bench/.work)
 #   BENCH_RUNS     runs per measurement, best is kept        (3)
 #   JOIN_PEER_RUNS runs of the GeoPandas and DuckDB joins     (BENCH_RUNS)
-#   DUCKDB_POINTS  points DuckDB joins: the first of the file (100000; GDAL's GeoJSONSeq
-#                  reader and writer inside the extension take about 40 minutes for 1M)
+#   DUCKDB_POINTS  points DuckDB joins: the first of the file (100000; a 1M-point run had
+#                  written a fifth of its output after 8 minutes)
 #   JOIN_POINTS    points                                    (1000000)
 #   JOIN_SEED      seed of the points                        (7)
 set -euo pipefail
