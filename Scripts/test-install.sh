@@ -54,6 +54,8 @@ check_prefix() {
   grep -q '"coordinates":\[11\.' "$work/out.geojsonl" || fail "$label: Munich not geocoded"
   run_installed "$bin" gazetteer info -q | grep -q "GeoNames" ||
     fail "$label: gazetteer info shows no GeoNames attribution"
+  run_installed "$bin" gazetteer info -q | grep -q "^country_areas: 244$" ||
+    fail "$label: the default gazetteer has no Natural Earth country polygons"
   [ -f "$prefix/share/geopipe/geonames/README.md" ] || fail "$label: GeoNames licence missing"
   [ -f "$prefix/share/geopipe/naturalearth/ne_110m_countries.geojson.gz" ] ||
     fail "$label: Natural Earth basemap missing"

@@ -128,6 +128,12 @@ enum GazetteerCommand {
       sources = .shipped(in: data + "/geonames")
       if !values.flag("no-boundaries") && values.string("boundaries") == nil {
         let countries = data + "/" + GazetteerSources.shippedCountries
+        guard FileManager.default.fileExists(atPath: countries) else {
+          throw GeoPipeError(
+            "cannot find the Natural Earth countries of the default gazetteer at \(countries); "
+              + "restore geopipe's data, or build without them with --no-boundaries",
+            status: .noInput)
+        }
         sources.boundaries.append(
           BoundaryFile(
             path: countries, level: .country,

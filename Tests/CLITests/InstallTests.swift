@@ -105,7 +105,8 @@ import Testing
     }
   }
 
-  /// A copy of the binary in PREFIX/bin with the GeoNames files in PREFIX/share/geopipe.
+  /// A copy of the binary in PREFIX/bin with the GeoNames files and the Natural Earth
+  /// countries in PREFIX/share/geopipe.
   @Test func anInstalledBinaryFindsItsDataBesideItself() throws {
     let binary = try CLI.requireBinary()
     try withTemporaryDirectory { folder in
@@ -122,12 +123,26 @@ import Testing
           to: geonames.appendingPathComponent(file))
       }
       let home = folder.appendingPathComponent("data-home")
-      let run = try runProcess(
-        copy, ["gazetteer", "build", "--default", "--no-typo-index", "-q"], stdin: nil,
-        in: folder,
-        environment: ["GEOPIPE_DATA": "", "GEOPIPE_GAZETTEER": "", "XDG_DATA_HOME": home.path])
+      let environment = ["GEOPIPE_DATA": "", "GEOPIPE_GAZETTEER": "", "XDG_DATA_HOME": home.path]
+      let arguments = ["gazetteer", "build", "--default", "--no-typo-index", "-q"]
+      // Without the countries the default build says what is missing, and writes nothing.
+      let missing = try runProcess(
+        copy, arguments, stdin: nil, in: folder, environment: environment)
+      #expect(missing.status == 66, "\(missing)")
+      #expect(missing.err.contains("cannot find the Natural Earth countries"), "\(missing)")
+      #expect(!manager.fileExists(atPath: home.path + "/geopipe/gazetteer.sqlite"))
+      let naturalEarth = folder.appendingPathComponent("prefix/share/geopipe/naturalearth")
+      try manager.createDirectory(at: naturalEarth, withIntermediateDirectories: true)
+      try manager.copyItem(
+        at: CLI.root.appendingPathComponent(
+          "Data/naturalearth/ne_10m_admin_0_countries.geojsonl.gz"),
+        to: naturalEarth.appendingPathComponent("ne_10m_admin_0_countries.geojsonl.gz"))
+      let run = try runProcess(copy, arguments, stdin: nil, in: folder, environment: environment)
       #expect(run.status == 0, "\(run)")
       #expect(manager.fileExists(atPath: home.path + "/geopipe/gazetteer.sqlite"))
+      let info = try runProcess(
+        copy, ["gazetteer", "info"], stdin: nil, in: folder, environment: environment)
+      #expect(info.out.contains("country_areas: 244"), "\(info)")
     }
   }
 
