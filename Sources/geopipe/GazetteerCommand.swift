@@ -80,6 +80,7 @@ enum GazetteerCommand {
     "geopipe gazetteer build --geonames cities500.txt.gz --admin1 admin1CodesASCII.txt "
       + "--countries countryInfo.txt --boundaries ne_10m_admin_0_countries.zip "
       + "--admin1-boundaries ne_10m_admin_1_states_provinces.zip world.gazetteer",
+    "geopipe gazetteer build --default --no-boundaries nearest-only.gazetteer",
     "geopipe gazetteer info world.gazetteer",
   ]
 

@@ -43,6 +43,7 @@ final class ReverseGeocodeStage: Stage {
       "geopipe read points.csv | geopipe reverse-geocode --gazetteer world.gazetteer "
         + "--min-population 100000 --prefix city_",
       "geopipe read photos.geojsonl | geopipe reverse-geocode --fields name,country_code,distance_m",
+      "geopipe read border-posts.csv | geopipe reverse-geocode --fields country_code,country_source",
     ],
     options: [
       OptionSpec(
