@@ -232,7 +232,12 @@ extension OptionSpec {
     do {
       return try value(from: text)
     } catch {
-      throw GeoPipeError.usage("invalid value '\(text)' for --\(name): \(error.message)")
+      var message = "invalid value '\(text)' for --\(name): \(error.message)"
+      if isExpression, !text.contains("\n") {
+        // The text again with a caret under the character the problem starts at.
+        message += "\n  \(text)\n  " + String(repeating: " ", count: error.offset) + "^"
+      }
+      throw GeoPipeError.usage(message)
     }
   }
 
