@@ -162,8 +162,10 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
   private static func substring(_ text: String, start: Int64, count: Int64?) -> String {
     let scalars = text.unicodeScalars
     let length = Int64(scalars.count)
-    var p1 = start
-    var p2 = count.map { Swift.abs($0 == .min ? .max : $0) } ?? length
+    var p1 = Swift.max(-1_000_000_000, Swift.min(start, 1_000_000_000))
+    // Without a count, SQLite takes up to its longest string (a billion bytes).
+    var p2 = count.map { Swift.min(Swift.abs($0 == .min ? .max : $0), 1_000_000_000) }
+      ?? 1_000_000_000
     let takesBefore = (count ?? 0) < 0
     if p1 < 0 {
       p1 += length
