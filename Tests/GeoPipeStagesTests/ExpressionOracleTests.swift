@@ -38,7 +38,9 @@ import Testing
         }
       }
     }
-    let numbers = ["0", "1", "-1", "2.5", "-2.5", "2.675", "1.005", "0.125", "-7.45", "1e-5", "null"]
+    let numbers = [
+      "0", "1", "-1", "2.5", "-2.5", "2.675", "1.005", "0.125", "-7.45", "1e-5", "null",
+    ]
     for x in numbers {
       for places in [0, 1, 2, 3] where x != "null" {
         cases.append("round(\(x), \(places))")

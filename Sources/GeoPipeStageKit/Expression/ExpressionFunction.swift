@@ -53,7 +53,8 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     let expected: String
     switch (arity.lowerBound, arity.upperBound) {
     case (0, 0): expected = "no arguments"
-    case (let low, let high) where low == high: expected = low == 1 ? "1 argument" : "\(low) arguments"
+    case (let low, let high) where low == high:
+      expected = low == 1 ? "1 argument" : "\(low) arguments"
     case (let low, Int.max): expected = "at least \(low) argument\(low == 1 ? "" : "s")"
     case (let low, let high): expected = "\(low) to \(high) arguments"
     }
@@ -164,7 +165,8 @@ public enum ExpressionFunction: String, CaseIterable, Sendable {
     let length = Int64(scalars.count)
     var p1 = Swift.max(-1_000_000_000, Swift.min(start, 1_000_000_000))
     // Without a count, SQLite takes up to its longest string (a billion bytes).
-    var p2 = count.map { Swift.min(Swift.abs($0 == .min ? .max : $0), 1_000_000_000) }
+    var p2 =
+      count.map { Swift.min(Swift.abs($0 == .min ? .max : $0), 1_000_000_000) }
       ?? 1_000_000_000
     let takesBefore = (count ?? 0) < 0
     if p1 < 0 {

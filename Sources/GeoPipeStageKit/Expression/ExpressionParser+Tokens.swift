@@ -42,7 +42,6 @@ extension ExpressionParser {
     }
   }
 
-
   mutating func advance() throws(ExpressionError) {
     let afterOperand = token.endsOperand
     while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }

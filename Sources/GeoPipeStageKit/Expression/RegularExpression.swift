@@ -28,7 +28,8 @@ final class RegularExpression: @unchecked Sendable, Equatable {
       var message = [CChar](repeating: 0, count: 256)
       regerror(status, compiled, &message, message.count)
       compiled.deallocate()
-      let text = String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+      let text = String(
+        decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       throw Problem(message: "invalid regular expression: \(text)")
     }
     self.compiled = compiled
