@@ -489,7 +489,7 @@ struct PipelineChecker {
       }
       return .pairs(pairs)
     case .sequence(let items):
-      guard spec.kind == .list || spec.kind == .pairs else {
+      guard spec.kind == .list || spec.kind == .pairs || spec.isVariadic else {
         error(
           "option \(option) of '\(stage)' takes \(describe(spec.kind)), not a list",
           at: node.position)
