@@ -61,6 +61,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/render.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/formats.sh
+	GEOPIPE=$(RELEASE_BIN) bench/expressions.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

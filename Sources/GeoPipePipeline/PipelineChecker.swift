@@ -419,7 +419,8 @@ struct PipelineChecker {
           values.set(name, value)
         }
       }
-    } else if let spec = definition.options.first(where: \.isPositional), node.scalarText != nil,
+    } else if let spec = definition.options.first(where: \.isPositional),
+      node.scalarText != nil || (spec.isVariadic && node.isSequence),
       !(definition.pathIsInput && spec.name == "path")
     {
       given.insert(spec.name)
