@@ -68,6 +68,31 @@ struct ExpressionCLITests {
     #expect(run.outLines[2].contains("\"name\":\"Cairo\",\"label\":\"CAI-big\""), "\(run.out)")
   }
 
+  /// A style value that starts with `case` is an expression; its constant outputs are checked
+  /// before the run.
+  @Test func styleTakesCaseExpressions() throws {
+    let run = try geopipe(
+      [
+        "style", "--marker-color",
+        "case when population > 5000000 then '#d33' when name like 'S%' then '#36c' end",
+      ], stdinFile: Self.places)
+    #expect(run.status == 0, "\(run)")
+    let colours = try run.outLines.filter { !$0.isEmpty }.map { line in
+      let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      let properties = try #require(object?["properties"] as? [String: Any])
+      return "\(properties["name"] ?? ""): \(properties["marker-color"] ?? "-")"
+    }
+    #expect(colours.contains("Cairo: #d33"))
+    #expect(colours.contains("Shanghai: #d33"))
+    #expect(colours.contains("Stockholm: #36c"))
+    #expect(colours.contains("São Luís: #36c"))
+    #expect(colours.contains("Al Ḩudaydah: -"))
+    let bad = try geopipe(
+      ["style", "--marker-color", "case when rank > 1 then '#d33' else '#zz' end"], stdin: Data())
+    #expect(bad.status == 64, "\(bad)")
+    #expect(bad.err.contains("'#zz' is not a colour"), "\(bad.err)")
+  }
+
   @Test func errorsShowACaretUnderTheCharacter() throws {
     let run = try geopipe(["filter", "--where", "rank > 1 and lowr(name) = 'x'"], stdin: Data())
     #expect(run.status == 64, "\(run)")

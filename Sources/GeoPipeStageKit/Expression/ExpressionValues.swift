@@ -147,7 +147,7 @@ public enum NumericValue: Equatable, Sendable {
 extension JSONValue {
   /// The value as text, as `||`, `like` and `to_text` see it: a string as it is, a number as
   /// JSON writes it, `true`/`false`, an array or object as compact JSON; nil for null.
-  var expressionText: String? {
+  public var expressionText: String? {
     switch self {
     case .null: return nil
     case .string(let text): return text
