@@ -249,19 +249,10 @@ private final class Parser {
     self.source = source
     self.name = name
     block = .allocate(capacity: Self.blockSize)
+    // Only these callbacks: no document is built, no DTD kept, comments and processing
+    // instructions pass unseen (libxml2's default handlers would add them to a document).
     var sax = xmlSAXHandler()
-    xmlSAXVersion(&sax, 2)
-    // No document is built and no DTD kept: only these callbacks run.
-    sax.startDocument = nil
-    sax.endDocument = nil
-    sax.internalSubset = nil
-    sax.externalSubset = nil
-    sax.entityDecl = nil
-    sax.startElement = nil
-    sax.endElement = nil
-    sax.error = nil
-    sax.warning = nil
-    sax.fatalError = nil
+    sax.initialized = UInt32(XML_SAX2_MAGIC)
     sax.startElementNs = startElement
     sax.endElementNs = endElement
     sax.characters = characters
