@@ -254,6 +254,28 @@ import Testing
     }
   }
 
+  /// Deep nesting and very long expressions are errors, not a stack overflow.
+  @Test func limitsNestingAndLength() throws {
+    let deep =
+      String(repeating: "(", count: 100_000) + "a = 1" + String(repeating: ")", count: 100_000)
+    #expect(throws: ExpressionError.self) { try Expression.parseCondition(deep) }
+    let negations = String(repeating: "not ", count: 100_000) + "a = 1"
+    #expect(throws: ExpressionError.self) { try Expression.parseCondition(negations) }
+    let long = Array(repeating: "a = 1", count: 100_000).joined(separator: " or ")
+    do {
+      _ = try Expression.parseCondition(long)
+      Issue.record("a 100,000-term expression parsed")
+    } catch {
+      #expect(error.message.contains("too long"), "\(error)")
+    }
+    // Within the limits, a long chain and deep parentheses parse and evaluate.
+    let chain = Array(repeating: "rank = 1", count: 1000).joined(separator: " or ") + " or rank = 3"
+    #expect(try Expression.parseCondition(chain).matches(Self.place))
+    let nested =
+      String(repeating: "(", count: 200) + "rank = 3" + String(repeating: ")", count: 200)
+    #expect(try Expression.parseCondition(nested).matches(Self.place))
+  }
+
   @Test func quotedKeywordsAreProperties() throws {
     let feature = Feature(properties: ["end": .integer(1), "like": .string("x")])
     #expect(try Expression.parseCondition("\"end\" = 1 and \"like\" like 'x'").matches(feature))

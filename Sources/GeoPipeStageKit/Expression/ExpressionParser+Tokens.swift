@@ -50,6 +50,10 @@ extension ExpressionParser {
       token = .end
       return
     }
+    tokenCount += 1
+    guard tokenCount <= Self.maxTokens else {
+      throw fail("the expression is too long: more than \(Self.maxTokens) words and symbols")
+    }
     let c = scalars[position]
     switch c {
     case "(":

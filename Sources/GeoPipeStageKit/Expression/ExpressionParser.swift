@@ -12,10 +12,19 @@ struct ExpressionParser {
     "else", "end",
   ]
 
+  /// How deep parentheses, calls, `case`, `not` and a leading `-` may nest, so that parsing
+  /// and evaluating stay well within a thread's stack.
+  static let maxNesting = 256
+  /// How many words and symbols an expression may have: binary operators chain without
+  /// nesting, but each adds a level to the tree that evaluation walks.
+  static let maxTokens = 4096
+
   let scalars: [Unicode.Scalar]
   var position = 0
   var token = Token.end
   var tokenStart = 0
+  var tokenCount = 0
+  private var nesting = 0
 
   init(_ text: String) {
     scalars = Array(text.unicodeScalars)
@@ -62,7 +71,17 @@ struct ExpressionParser {
     }
   }
 
+  /// Enters one level of nesting; the caller leaves it with `nesting -= 1`.
+  private mutating func enter() throws(ExpressionError) {
+    nesting += 1
+    guard nesting <= Self.maxNesting else {
+      throw fail("the expression nests more than \(Self.maxNesting) levels deep")
+    }
+  }
+
   private mutating func parseOr() throws(ExpressionError) -> Expression {
+    try enter()
+    defer { nesting -= 1 }
     var left = try parseAnd()
     while isKeyword("or") {
       try requireCondition(left)
@@ -89,6 +108,8 @@ struct ExpressionParser {
   private mutating func parseNot() throws(ExpressionError) -> Expression {
     if isKeyword("not") {
       try advance()
+      try enter()
+      defer { nesting -= 1 }
       let operand = try parseNot()
       try requireCondition(operand)
       return .not(operand)
@@ -224,6 +245,8 @@ struct ExpressionParser {
   private mutating func parseUnary() throws(ExpressionError) -> Expression {
     guard token == .arithmetic(.subtract) else { return try parsePrimary() }
     try advance()
+    try enter()
+    defer { nesting -= 1 }
     let operand = try parseUnary()
     if case .literal(let value) = operand, let number = NumericValue(value),
       value.numberValue != nil
