@@ -50,6 +50,7 @@ test: deps
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)
 	Scripts/test-overlay.sh $(BIN)
+	Scripts/test-simplify.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 
 bench: release
