@@ -37,16 +37,20 @@ enum SimplifyStage {
       always stay and are not counted). --shared-borders keeps borders shared by neighbouring
       polygons (or lines) identical, as mapshaper's arcs do: rings are cut where the features
       sharing an edge change, each shared piece is simplified once with its ends fixed, and
-      every feature along it keeps the same vertices, so neighbours stay free of gaps and
-      overlaps. Shared positions must be exactly equal, as in data cut from one coverage.
-      Both hold the whole layer in memory (about 40 bytes a vertex) and emit when the input
+      every feature along it keeps the same vertices; where simplified pieces would cross,
+      removed vertices come back until they do not (as mapshaper repairs them). Neighbours so
+      stay free of gaps and overlaps. Shared positions must be exactly equal, as in data cut
+      from one coverage.
+      Both hold the whole layer in memory (about 100 bytes a vertex) and emit when the input
       ends; the method is then weighted-visvalingam unless --method says dp or visvalingam
       (topology works feature by feature). Lines and rings are measured in their coordinates
       as given (degrees, or pixels with --zoom); with --shared-borders a tolerance must be in
       degrees or pixels.
       --keep-shapes never lets a polygon ring collapse: a ring left with fewer than 3
       distinct positions or no area gets back its highest-ranked removed vertices until it
-      has both (mapshaper's keep-shapes; --method topology never collapses rings anyway).
+      has both (mapshaper's keep-shapes; --method topology never collapses rings anyway, and
+      --method dp then ranks polygons itself, without GEOS's repair). A small ring kept so can
+      end up inside a coastline of its own feature that was simplified past it.
       Without it a polygon that collapses to empty is dropped and counted on standard
       error, or kept as it was with --keep-collapsed. --min-area drops polygons and holes
       smaller than an area on the ellipsoid (after simplifying).
@@ -280,39 +284,6 @@ enum SimplifyStage {
       return result.first.flatMap { $0 } ?? .geometryCollection([])
     } catch {
       throw GeoPipeError.data("a coordinate is not finite", at: nil)
-    }
-  }
-
-  /// `result` as the input's kind where GEOS returned one part of a Multi* as a single part
-  /// (its simplifiers do), so that a layer's geometry type does not change.
-  static func keepingKind(of input: Geometry, _ result: Geometry) -> Geometry {
-    switch (input, result) {
-    case (.multiPolygon, .polygon(let rings)): .multiPolygon([rings])
-    case (.multiLineString, .lineString(let line)): .multiLineString([line])
-    default: result
-    }
-  }
-
-  /// The geometry without polygons and holes smaller than `minArea` square metres, or nil if
-  /// nothing is left.
-  static func dropSmallParts(_ geometry: Geometry, below minArea: Double) -> Geometry? {
-    func keep(_ rings: [CoordinateArray]) -> [CoordinateArray]? {
-      guard let exterior = rings.first, Geodesic.wgs84.area(of: exterior) >= minArea else {
-        return nil
-      }
-      return [exterior] + rings.dropFirst().filter { Geodesic.wgs84.area(of: $0) >= minArea }
-    }
-    switch geometry {
-    case .polygon(let rings):
-      return keep(rings).map { .polygon($0) }
-    case .multiPolygon(let polygons):
-      let kept = polygons.compactMap(keep)
-      return kept.isEmpty ? nil : .multiPolygon(kept)
-    case .geometryCollection(let members):
-      let kept = members.compactMap { dropSmallParts($0, below: minArea) }
-      return kept.isEmpty ? nil : .geometryCollection(kept)
-    default:
-      return geometry
     }
   }
 
