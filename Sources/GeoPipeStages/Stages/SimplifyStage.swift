@@ -44,11 +44,13 @@ enum SimplifyStage {
       Both hold the whole layer in memory (about 100 bytes a vertex) and emit when the input
       ends; the method is then weighted-visvalingam unless --method says dp or visvalingam
       (topology works feature by feature). Lines and rings are measured in their coordinates
-      as given (degrees, or pixels with --zoom); with --shared-borders a tolerance must be in
-      degrees or pixels.
+      as given (degrees, or pixels with --zoom), as mapshaper's 'planar' option does (without
+      it mapshaper measures longitude and latitude on a sphere); with --shared-borders a
+      tolerance must be in degrees or pixels.
       --keep-shapes never lets a polygon ring collapse: a ring left with fewer than 3
       distinct positions or no area gets back its highest-ranked removed vertices until it
-      has both (mapshaper's keep-shapes; --method topology never collapses rings anyway, and
+      has both (every ring, where mapshaper's keep-shapes keeps the largest ring of each
+      feature; --method topology never collapses rings anyway, and
       --method dp then ranks polygons itself, without GEOS's repair). A small ring kept so can
       end up inside a coastline of its own feature that was simplified past it.
       Without it a polygon that collapses to empty is dropped and counted on standard
