@@ -79,8 +79,10 @@ enum CrossingRepair {
     let side = max(1, min(2048, Int(Double(segments.count).squareRoot())))
     let cellX = max(maxX - minX, .leastNormalMagnitude) / Double(side)
     let cellY = max(maxY - minY, .leastNormalMagnitude) / Double(side)
-    func column(_ x: Double) -> Int { min(side - 1, max(0, Int((x - minX) / cellX))) }
-    func row(_ y: Double) -> Int { min(side - 1, max(0, Int((y - minY) / cellY))) }
+    // Written so that a span too wide for a Double (inf / inf) lands in a cell, not a trap.
+    func cell(_ t: Double) -> Int { t > 0 ? (t < Double(side - 1) ? Int(t) : side - 1) : 0 }
+    func column(_ x: Double) -> Int { cell((x - minX) / cellX) }
+    func row(_ y: Double) -> Int { cell((y - minY) / cellY) }
     var cells = [[Int32]](repeating: [], count: side * side)
     for (n, s) in segments.enumerated() {
       let (p, q) = ends(s)
