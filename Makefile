@@ -50,12 +50,14 @@ test: deps
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)
 	Scripts/test-overlay.sh $(BIN)
+	Scripts/test-simplify.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/cluster.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geometry.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/shared-borders.sh
 	GEOPIPE=$(RELEASE_BIN) bench/validate.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geocode.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/render.sh
