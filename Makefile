@@ -51,6 +51,7 @@ test: deps
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)
 	Scripts/test-overlay.sh $(BIN)
+	Scripts/test-simplify.sh $(BIN)
 	Scripts/test-countries.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 
@@ -58,11 +59,13 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/cluster.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geometry.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/shared-borders.sh
 	GEOPIPE=$(RELEASE_BIN) bench/validate.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geocode.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/render.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/formats.sh
+	GEOPIPE=$(RELEASE_BIN) bench/expressions.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/join.sh
 
 fuzz: deps

@@ -69,9 +69,11 @@ var targets: [Target] = [
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(name: "GeoPipeGEOS", dependencies: ["GeoPipeCore", "CGEOS"], swiftSettings: fast),
   // The stage framework: Stage, option tables, the parser, plans and their runner, and the
-  // `--where` and `{property}` template languages.
+  // `--where` and `{property}` template languages (whose geometry functions measure on the
+  // WGS84 ellipsoid through GeoPipeGeometry).
   .target(
-    name: "GeoPipeStageKit", dependencies: ["GeoPipeCore", "GeoPipeIO"], swiftSettings: fast),
+    name: "GeoPipeStageKit", dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry"],
+    swiftSettings: fast),
   .target(
     name: "GeoPipeStages",
     dependencies: [

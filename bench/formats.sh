@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark reading and writing GeoPackage, FlatGeobuf and Shapefile against ogr2ogr (GDAL):
-# each format → GeoJSONSeq (from a file ogr2ogr wrote) and GeoJSONSeq → each format, on
+# each format → GeoJSONSeq (from a file ogr2ogr wrote) and GeoJSONSeq → each format (GPX and
+# KML, which geopipe only reads: → GeoJSONSeq), on
 # generated points and polygons, with peak memory at two input sizes (flat memory), and the
 # bytes a FlatGeobuf --bbox read of 1% of the area takes from the file.
 # Prints a Markdown table to stdout and writes it to $BENCH_WORK/formats.md.
@@ -12,7 +13,8 @@
 #   BENCH_RUNS            runs per measurement, best is kept (3)
 #   BENCH_POINTS          points in the large set        (1000000)
 #   BENCH_POLYGON_MB      size of the generated polygon set in MB (100)
-#   BENCH_FORMATS         formats to measure            (gpkg fgb shp)
+#   BENCH_FORMATS         formats to measure both ways  (gpkg fgb shp)
+#   BENCH_READ_FORMATS    formats to measure reading    (gpx kml)
 set -euo pipefail
 
 BENCH_NAME="formats bench"
@@ -23,6 +25,7 @@ POINTS=${BENCH_POINTS:-1000000}
 SMALL_POINTS=$((POINTS / 4))
 POLYGON_MB=${BENCH_POLYGON_MB:-100}
 read -r -a FORMATS <<<"${BENCH_FORMATS:-gpkg fgb shp}"
+read -r -a READ_FORMATS <<<"${BENCH_READ_FORMATS:-gpx kml}"
 
 command -v "$GEOPIPE" >/dev/null || die "no geopipe binary at $GEOPIPE"
 command -v ogr2ogr >/dev/null || die "needs ogr2ogr (apt-get install gdal-bin)"
@@ -37,6 +40,8 @@ driver() {
     gpkg) echo GPKG ;;
     fgb) echo FlatGeobuf ;;
     shp) echo "ESRI Shapefile" ;;
+    gpx) echo GPX ;;
+    kml) echo KML ;;
   esac
 }
 human() {
@@ -135,6 +140,28 @@ both_ways() {
   check ogr2ogr "$out" "$n"
 }
 
+# LABEL FILE FORMAT [LAYER]: ogr2ogr writes FILE (GeoJSONSeq) as FORMAT (GPX or KML, which
+# geopipe reads but does not write), then both tools read it back (ogr2ogr the layer LAYER).
+read_only() {
+  local label=$1 in=$2 fmt=$3 layer=${4:-} n ref out
+  n=$(count "$in")
+  ref=$W/$label-ogr2ogr.$fmt
+  if [ ! -s "$ref" ]; then
+    log "writing $(basename "$ref") with ogr2ogr"
+    local options=()
+    [ "$fmt" = gpx ] && options=(-dsco GPX_USE_EXTENSIONS=YES)
+    ogr2ogr -f "$(driver "$fmt")" "${options[@]}" "$ref" "$in"
+  fi
+  out=$W/$label-from-$fmt-geopipe.geojsonl
+  measure "$label $fmt → GeoJSONSeq" geopipe "$ref" "$out" "$RUNS" \
+    "$GEOPIPE" convert --quiet "$ref" "$out"
+  check geopipe "$out" "$n"
+  out=$W/$label-from-$fmt-ogr2ogr.geojsonl
+  measure "$label $fmt → GeoJSONSeq" ogr2ogr "$ref" "$out" "$RUNS" \
+    ogr2ogr -f GeoJSONSeq "$out" "$ref" ${layer:+"$layer"}
+  check ogr2ogr "$out" "$n"
+}
+
 BIG=$(points "$POINTS")
 SMALL=$(points "$SMALL_POINTS")
 POLYS=$(polygons)
@@ -149,6 +176,14 @@ for fmt in "${FORMATS[@]}"; do
   both_ways "points-$(human "$SMALL_POINTS")" "$SMALL" "$fmt"
   both_ways "polygons-${POLYGON_MB}MB" "$POLYS" "$fmt"
   both_ways "us-states" "$STATES" "$fmt"
+done
+for fmt in "${READ_FORMATS[@]}"; do
+  layer=""
+  [ "$fmt" = gpx ] && layer=waypoints
+  read_only "points-$(human "$POINTS")" "$BIG" "$fmt" "$layer"
+  read_only "points-$(human "$SMALL_POINTS")" "$SMALL" "$fmt" "$layer"
+  # GPX holds no polygons.
+  [ "$fmt" = kml ] && read_only "us-states" "$STATES" "$fmt"
 done
 
 # --- FlatGeobuf: the bytes a bbox read takes ----------------------------------

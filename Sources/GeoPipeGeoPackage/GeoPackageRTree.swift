@@ -34,9 +34,14 @@ enum GeoPackageRTree {
     }
   }
 
-  /// Packs the rows of `entries` (id, minx, maxx, miny, maxy, in the order to pack them) into
-  /// the empty R-tree `name`.
-  static func load(_ database: SQLiteDatabase, name: String, entries sql: String) throws {
+  /// Packs the entries `entries` hands over into the empty R-tree `name`.
+  ///
+  /// Entries are ids and boxes, in the order to pack them. Which leaf holds each id waits in `leaves` (an empty sorter) to
+  /// be written in id order, as SQLite's B-tree takes rows fastest.
+  static func load(
+    _ database: SQLiteDatabase, name: String, leaves: RTreeEntrySorter,
+    entries: ((_ id: Int64, _ box: Box) throws -> Void) throws -> Void
+  ) throws {
     let root = try database.statement(
       "SELECT length(data) FROM \(quoted(name + "_node")) WHERE nodeno = 1")
     guard try root.step() else { return }
@@ -60,33 +65,32 @@ enum GeoPackageRTree {
       next += 1
       try write(node, as: number, with: writeNode)
       for id in members {
-        writeRowID.reset()
-        try writeRowID.bind(.integer(id), .integer(number)).run()
+        try leaves.append(RTreeEntry(key: id, id: number, box: node.box))
       }
       level.append((number, node.box))
       node.clear()
       members.removeAll(keepingCapacity: true)
     }
-    let rows = try database.statement(sql)
-    while try rows.step() {
-      let id = rows.int64(0)
-      let box = Box(
-        minX: rows.double(1), maxX: rows.double(2), minY: rows.double(3), maxY: rows.double(4))
+    try entries { id, box in
       node.append(id, box)
       members.append(id)
       if node.count == capacity { try flushLeaf() }
     }
     if node.count > 0 { try flushLeaf() }
     guard !level.isEmpty else { return }
-    if level.count == 1 {
-      // One leaf is the root: node 1, depth 0.
+    // One leaf is the root: node 1, depth 0.
+    let leafIsRoot = level.count == 1
+    if leafIsRoot {
       try database.execute(
         "UPDATE \(quoted(name + "_node")) SET data = (SELECT data FROM "
           + "\(quoted(name + "_node")) WHERE nodeno = 2) WHERE nodeno = 1; "
-          + "DELETE FROM \(quoted(name + "_node")) WHERE nodeno = 2; "
-          + "UPDATE \(quoted(name + "_rowid")) SET nodeno = 1")
-      return
+          + "DELETE FROM \(quoted(name + "_node")) WHERE nodeno = 2")
     }
+    try leaves.sorted { entry in
+      writeRowID.reset()
+      try writeRowID.bind(.integer(entry.key), .integer(leafIsRoot ? 1 : entry.id)).run()
+    }
+    if leafIsRoot { return }
     var depth = 0
     while true {
       depth += 1

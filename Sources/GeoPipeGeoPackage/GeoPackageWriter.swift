@@ -6,11 +6,12 @@ import GeoPipeSQLite
 /// Writes one feature table of a GeoPackage 1.4 (the whole file, or a layer added to a copy of
 /// an existing one), in one transaction on the output's temporary file.
 ///
-/// A table's columns must exist before its rows, and they are the union of every feature's
-/// properties: rows wait in a staging table in SQLite's temporary database (a file SQLite
-/// deletes itself), gaining a column whenever a new property appears. `finish()` then creates
-/// the feature table with typed columns, copies the rows in one INSERT … SELECT, fills the
-/// R-tree index from the staged envelopes, and commits.
+/// A table's columns are the union of every feature's properties and their types follow from
+/// all the values, but rows are written as they come: the table starts with untyped columns
+/// (SQLite keeps each value as it is bound), gains a column whenever a new property appears,
+/// and `finish()` gives the columns their declared types (numbers in a TEXT column made text,
+/// as inserting them there would), then fills the R-tree index from the features' boxes,
+/// sorted in bounded memory, and commits.
 final class GeoPackageWriter: FeatureWriter {
   /// A property's value kinds seen, as bits.
   private struct Kinds: OptionSet {
@@ -47,10 +48,12 @@ final class GeoPackageWriter: FeatureWriter {
   /// Lowercased names taken (SQLite compares column names without case).
   private var takenNames: Set<String> = ["fid", "geom"]
   private var insert: SQLiteStatement?
+  private let entries: RTreeEntrySorter
   private var blob: [UInt8] = []
   private var row: [(Int32, SQLiteValue)] = []
   private var json = JSONTextWriter()
   private var nextFid: Int64 = 1
+  private var largestFid: Int64 = 0
   private var count = 0
   private var extent = BBox.empty
   private var kinds = Set<GeometryKind>()
@@ -68,6 +71,7 @@ final class GeoPackageWriter: FeatureWriter {
     let path = try output.temporaryPath(for: "GeoPackage")
     layer = options.layer ?? Self.baseName(output.path)
     precision = options.precision
+    entries = RTreeEntrySorter(folder: OutputPath.parent(of: output.path), output: output.path)
     try Self.checkLayerName(layer)
     let append = options.formatOptions.flag("append-layer")
     let existing = append && FileManager.default.fileExists(atPath: output.path)
@@ -88,9 +92,14 @@ final class GeoPackageWriter: FeatureWriter {
       }
       try database.execute("BEGIN")
       try database.execute(GeoPackageSchema.metadata)
+      // Untyped columns until `finish()` knows their types, and no AUTOINCREMENT (which
+      // updates sqlite_sequence after every row) until then either; sqlite_sequence itself
+      // appears with the first AUTOINCREMENT table, so one is made and dropped.
       try database.execute(
-        "CREATE TEMP TABLE staging (seq INTEGER PRIMARY KEY, fid INTEGER, geom BLOB, "
-          + "minx REAL, maxx REAL, miny REAL, maxy REAL, h INTEGER)")
+        "CREATE TABLE \"gpkg_geopipe_sequence\" (id INTEGER PRIMARY KEY AUTOINCREMENT); "
+          + "DROP TABLE \"gpkg_geopipe_sequence\"; "
+          + "CREATE TABLE \(quoted(layer)) (\"fid\" INTEGER PRIMARY KEY NOT NULL, "
+          + "\"geom\" BLOB)")
       try prepareInsert()
     } catch let error as SQLiteError {
       database = nil
@@ -118,13 +127,14 @@ final class GeoPackageWriter: FeatureWriter {
     let fid: Int64
     if case .integer(let n) = feature.id { fid = n } else { fid = nextFid }
     if fid >= nextFid { nextFid = fid == .max ? fid : fid + 1 }
+    largestFid = max(largestFid, fid)
     count += 1
     row.removeAll(keepingCapacity: true)
     if let properties = feature.properties {
       // A property that is always null still gets its (TEXT) column, as it was read.
       for member in properties {
         let k = try column(for: member.key)
-        if !member.value.isNull { row.append((Int32(8 + k), value(member.value, column: k))) }
+        if !member.value.isNull { row.append((Int32(3 + k), try value(member.value, column: k))) }
       }
     }
     do {
@@ -134,17 +144,22 @@ final class GeoPackageWriter: FeatureWriter {
       try statement.bind(.integer(fid), at: 1)
       // No geometry is NULL; an empty one a BLOB with the empty flag.
       if geometry != nil { try blob.withUnsafeBytes { try statement.bindBlob($0, at: 2) } }
-      if let box {
-        try statement.bind(.real(box.west), at: 3)
-        try statement.bind(.real(box.east), at: 4)
-        try statement.bind(.real(box.south), at: 5)
-        try statement.bind(.real(box.north), at: 6)
-        try statement.bind(.integer(GeoPackageRTree.hilbert(box)), at: 7)
-      }
       for (index, value) in row { try statement.bind(value, at: index) }
       try statement.run()
     } catch let error as SQLiteError {
-      throw GeoPipeError("cannot write '\(output.path)': \(error.message)", status: .ioError)
+      guard error.code == SQLiteError.constraint else {
+        throw GeoPipeError("cannot write '\(output.path)': \(error.message)", status: .ioError)
+      }
+      throw GeoPipeError.data(
+        "\(output.path): layer '\(layer)': two features have the id \(fid), but a GeoPackage's "
+          + "fid is unique (integer ids become fids)", at: nil)
+    }
+    if let box {
+      try entries.append(
+        RTreeEntry(
+          key: GeoPackageRTree.hilbert(box), id: fid,
+          box: GeoPackageRTree.Box(
+            minX: box.west, maxX: box.east, minY: box.south, maxY: box.north)))
     }
   }
 
@@ -171,9 +186,9 @@ final class GeoPackageWriter: FeatureWriter {
     output.file.abort()
   }
 
-  // MARK: Staging
+  // MARK: Columns
 
-  /// The staging column of a property, added when the property is new.
+  /// The column of a property, added when the property is new.
   private func column(for key: String) throws -> Int {
     if let k = columnIndex[key] { return k }
     guard takenNames.insert(key.lowercased()).inserted else {
@@ -185,34 +200,39 @@ final class GeoPackageWriter: FeatureWriter {
     let k = columns.count
     columns.append(Column(name: key))
     columnIndex[key] = k
-    try database?.execute("ALTER TABLE temp.staging ADD COLUMN c\(k)")
+    try database?.execute("ALTER TABLE \(quoted(layer)) ADD COLUMN \(quoted(key))")
     try prepareInsert()
     return k
   }
 
-  /// A property's value as it is staged, noting its kind: booleans as 'true'/'false' (made 1
-  /// and 0 in a BOOLEAN column, kept as words in a TEXT one), arrays and objects as JSON.
-  private func value(_ value: JSONValue, column k: Int) -> SQLiteValue {
+  /// A property's value as it is stored, noting its kind: booleans as 1 and 0 while their
+  /// column holds nothing else (a BOOLEAN column), else as the words 'true' and 'false' (kept
+  /// in a TEXT column); arrays and objects as JSON.
+  private func value(_ value: JSONValue, column k: Int) throws -> SQLiteValue {
     let sqlValue: SQLiteValue
     switch value {
     case .null: sqlValue = .null
     case .bool(let b):
-      columns[k].kinds.insert(.boolean)
-      sqlValue = .text(b ? "true" : "false")
+      if columns[k].kinds.isSubset(of: .boolean) {
+        sqlValue = .integer(b ? 1 : 0)
+      } else {
+        sqlValue = .text(b ? "true" : "false")
+      }
+      try note(.boolean, column: k)
     case .integer(let n):
-      columns[k].kinds.insert(.integer)
+      try note(.integer, column: k)
       sqlValue = .integer(n)
     case .double(let x):
-      columns[k].kinds.insert(.real)
+      try note(.real, column: k)
       sqlValue = .real(x)
     case .bigInteger(let digits), .bigNumber(let digits):
-      columns[k].kinds.insert(.real)
+      try note(.real, column: k)
       sqlValue = Double(digits).map { .real($0) } ?? .text(digits)
     case .string(let s):
-      columns[k].kinds.insert(.text)
+      try note(.text, column: k)
       sqlValue = .text(s)
     case .array, .object:
-      columns[k].kinds.insert(.json)
+      try note(.json, column: k)
       json.bytes.removeAll(keepingCapacity: true)
       json.writeValue(value)
       sqlValue = .text(String(decoding: json.bytes, as: UTF8.self))
@@ -220,19 +240,30 @@ final class GeoPackageWriter: FeatureWriter {
     return sqlValue
   }
 
+  /// Adds a kind to a column's; booleans stored as 1 and 0 become words when the column
+  /// stops being a BOOLEAN one.
+  private func note(_ kind: Kinds, column k: Int) throws {
+    let before = columns[k].kinds
+    guard !before.contains(kind) else { return }
+    columns[k].kinds.insert(kind)
+    if before == .boolean, let database {
+      let name = quoted(columns[k].name)
+      try database.execute(
+        "UPDATE \(quoted(layer)) SET \(name) = CASE \(name) WHEN 1 THEN 'true' "
+          + "WHEN 0 THEN 'false' END WHERE \(name) IS NOT NULL")
+    }
+  }
+
   private func prepareInsert() throws {
     guard let database else { return }
-    let parameters = (0..<(7 + columns.count)).map { "?\($0 + 1)" }.joined(separator: ", ")
-    let names =
-      ["fid", "geom", "minx", "maxx", "miny", "maxy", "h"] + columns.indices.map { "c\($0)" }
-    insert = try database.statement(
-      "INSERT INTO temp.staging (\(names.joined(separator: ", "))) VALUES (\(parameters))")
+    let parameters = (0..<(2 + columns.count)).map { "?\($0 + 1)" }.joined(separator: ", ")
+    insert = try database.statement("INSERT INTO \(quoted(layer)) VALUES (\(parameters))")
     insert?.reset()
   }
 
   // MARK: The feature table
 
-  /// Creates the feature table, copies the staged rows into it, describes it in the metadata
+  /// Gives the feature table's columns their types, describes the table in the metadata
   /// tables and builds its R-tree index.
   private func createTable(_ database: SQLiteDatabase) throws {
     let geometryType =
@@ -241,26 +272,22 @@ final class GeoPackageWriter: FeatureWriter {
     var definitions = [
       "\"fid\" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL", "\"geom\" \(geometryType)",
     ]
-    var selected = ["fid", "geom"]
-    for (k, column) in columns.enumerated() {
+    for column in columns {
       let type = column.kinds.declaredType
       definitions.append("\(quoted(column.name)) \(type)")
-      selected.append(
-        type == "BOOLEAN" ? "CASE c\(k) WHEN 'true' THEN 1 WHEN 'false' THEN 0 END" : "c\(k)")
+      if type == "TEXT" && !column.kinds.isDisjoint(with: [.integer, .real]) {
+        // As a TEXT column's affinity turns numbers inserted into it into text.
+        let name = quoted(column.name)
+        try database.execute(
+          "UPDATE \(table) SET \(name) = CAST(\(name) AS TEXT) "
+            + "WHERE typeof(\(name)) IN ('integer', 'real')")
+      }
     }
-    try database.execute("CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))")
-    do {
-      try database.execute(
-        "INSERT INTO \(table) SELECT \(selected.joined(separator: ", ")) FROM temp.staging "
-          + "ORDER BY seq")
-    } catch {
-      guard error.code == SQLiteError.constraint else { throw error }
-      let duplicate = try database.statement(
-        "SELECT fid FROM temp.staging GROUP BY fid HAVING COUNT(*) > 1 LIMIT 1")
-      let id = try duplicate.step() ? String(duplicate.int64(0)) : "?"
-      throw GeoPipeError.data(
-        "\(output.path): layer '\(layer)': two features have the id \(id), but a GeoPackage's "
-          + "fid is unique (integer ids become fids)", at: nil)
+    try Self.retype(
+      database, table: layer, as: "CREATE TABLE \(table) (\(definitions.joined(separator: ", ")))")
+    if count > 0 {
+      try database.statement("INSERT INTO sqlite_sequence (name, seq) VALUES (?1, ?2)")
+        .bind(.text(layer), .integer(largestFid)).run()
     }
     let contents = try database.statement(
       "INSERT INTO gpkg_contents (table_name, data_type, identifier, description, last_change, "
@@ -280,10 +307,29 @@ final class GeoPackageWriter: FeatureWriter {
       "INSERT INTO gpkg_geometry_columns VALUES (?1, 'geom', ?2, 4326, ?3, ?4)"
     ).bind(.text(layer), .text(geometryType), .integer(Int64(z)), .integer(Int64(m))).run()
     try database.execute(GeoPackageSchema.rtree(table: layer, column: "geom"))
-    try GeoPackageRTree.load(
-      database, name: "rtree_\(layer)_geom",
-      entries: "SELECT fid, minx, maxx, miny, maxy FROM temp.staging WHERE minx IS NOT NULL "
-        + "ORDER BY h")
+    let leaves = RTreeEntrySorter(folder: OutputPath.parent(of: output.path), output: output.path)
+    try GeoPackageRTree.load(database, name: "rtree_\(layer)_geom", leaves: leaves) { add in
+      try entries.sorted { entry in try add(entry.id, entry.box) }
+    }
+  }
+
+  /// Replaces the definition of `table` with `definition`.
+  ///
+  /// The two may differ only in the columns' declared types and AUTOINCREMENT. The values
+  /// stay as they are stored (which is why numbers in TEXT columns are made text first);
+  /// SQLite applies a column's new affinity to what it
+  /// reads (integers in a REAL column read as reals) and to what is written from then on.
+  private static func retype(_ database: SQLiteDatabase, table: String, as definition: String)
+    throws
+  {
+    let version = try database.scalarText("PRAGMA schema_version").flatMap { Int64($0) } ?? 0
+    try database.execute("PRAGMA writable_schema = ON")
+    defer { try? database.execute("PRAGMA writable_schema = OFF") }
+    try database.statement(
+      "UPDATE sqlite_master SET sql = ?1 WHERE type = 'table' AND name = ?2"
+    ).bind(.text(definition), .text(table)).run()
+    // Other connections read the schema anew when its version changes.
+    try database.execute("PRAGMA schema_version = \(version + 1)")
   }
 
   // MARK: Helpers

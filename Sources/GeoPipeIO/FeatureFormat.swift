@@ -24,6 +24,9 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
   /// The file extensions, without the dot, lowercase (`.gz` is handled for all formats whose
   /// bytes are streamed).
   public let extensions: [String]
+  /// The extensions its writer writes, listed in `write --help` (a shapefile's writer is
+  /// chosen by `.zip` too, to say that it writes `.shp` and not zip archives).
+  public private(set) var writtenExtensions: [String]
   /// Whether the first bytes of an input are this format.
   ///
   /// It is given at least 512 bytes when the input has that many (after gzip is undone). Nil
@@ -45,7 +48,7 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
 
   /// Describes a format.
   public init(
-    name: String, title: String, extensions: [String],
+    name: String, title: String, extensions: [String], writtenExtensions: [String]? = nil,
     recognize: (@Sendable (_ head: [UInt8]) -> Bool)?, open: Open? = nil, create: Create? = nil,
     layers: Layers? = nil, readOptions: [FormatOption] = [], writeOptions: [FormatOption] = []
   ) {
@@ -53,6 +56,7 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
       name: name, title: title, extensions: extensions, recognize: recognize, open: open,
       create: create, layers: layers, readOptions: readOptions, writeOptions: writeOptions,
       text: nil)
+    if let writtenExtensions { self.writtenExtensions = writtenExtensions }
   }
 
   init(
@@ -63,6 +67,7 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
     self.name = name
     self.title = title
     self.extensions = extensions
+    writtenExtensions = extensions
     self.recognize = recognize
     self.open = open
     self.create = create

@@ -76,7 +76,7 @@ public struct JSONTextWriter {
         count += 1
       }
       if value < 0 { bytes.append(0x2D) }
-      bytes.append(contentsOf: scratch[(24 - count)...])
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[(24 - count)...]))
     }
   }
 
@@ -139,9 +139,20 @@ public struct JSONTextWriter {
   @inline(__always)
   private func exactly(_ magnitude: Double, decimals: Int) -> UInt64? {
     let scale = powersOfTen[decimals]
-    let scaled = (magnitude * scale).rounded()
+    let scaled = nearestInteger(magnitude * scale)
     guard scaled < 9_007_199_254_740_992, scaled / scale == magnitude else { return nil }
     return UInt64(scaled)
+  }
+
+  /// `x.rounded()` for a non-negative `x` (halfway cases away from zero), without a call
+  /// into libm: adding and taking away 2^52 rounds to an integer (ties to even), which a tie
+  /// then moves up; from 2^52 on every double is an integer.
+  @inline(__always)
+  private func nearestInteger(_ x: Double) -> Double {
+    let twoToThe52 = 4_503_599_627_370_496.0
+    guard x < twoToThe52 else { return x }
+    let even = (x + twoToThe52) - twoToThe52
+    return x - even == 0.5 ? even + 1 : even
   }
 
   /// Writes `digits` with a decimal point `fractionDigits` from the right (`1234`, 2 → 12.34;
@@ -162,10 +173,10 @@ public struct JSONTextWriter {
       }
       let start = 32 - count
       let point = 32 - fractionDigits
-      bytes.append(contentsOf: buffer[start..<point])
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start..<point]))
       if fractionDigits > 0 {
         bytes.append(0x2E)
-        bytes.append(contentsOf: buffer[point..<32])
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[point..<32]))
       }
     }
   }

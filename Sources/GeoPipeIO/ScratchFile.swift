@@ -70,6 +70,23 @@ public final class ScratchFile {
     }
   }
 
+  /// Reads up to `buffer.count` bytes from `offset` into `buffer`; returns how many were read
+  /// (fewer only at the end of what was written).
+  public func read(at offset: Int, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    guard let base = buffer.baseAddress else { return 0 }
+    var done = 0
+    while done < buffer.count {
+      let n = pread(fd, base + done, buffer.count - done, off_t(offset + done))
+      if n == 0 { break }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw failure(errno)
+      }
+      done += n
+    }
+    return done
+  }
+
   /// Calls `body` with everything written, mapped into memory (for bytes read back in another
   /// order than they were written).
   public func withMappedBytes<T>(_ body: (UnsafeRawBufferPointer) throws -> T) throws -> T {

@@ -54,6 +54,11 @@ public struct DocumentNode: Sendable {
     self.isFlow = isFlow
   }
 
+  /// Whether the node is a sequence (`[a, b]`).
+  public var isSequence: Bool {
+    if case .sequence = content { true } else { false }
+  }
+
   /// The text of a scalar, nil for mappings and sequences.
   public var scalarText: String? {
     if case .scalar(let text, _) = content { text } else { nil }

@@ -419,7 +419,8 @@ struct PipelineChecker {
           values.set(name, value)
         }
       }
-    } else if let spec = definition.options.first(where: \.isPositional), node.scalarText != nil,
+    } else if let spec = definition.options.first(where: \.isPositional),
+      node.scalarText != nil || (spec.isVariadic && node.isSequence),
       !(definition.pathIsInput && spec.name == "path")
     {
       given.insert(spec.name)
@@ -489,7 +490,7 @@ struct PipelineChecker {
       }
       return .pairs(pairs)
     case .sequence(let items):
-      guard spec.kind == .list || spec.kind == .pairs else {
+      guard spec.kind == .list || spec.kind == .pairs || spec.isVariadic else {
         error(
           "option \(option) of '\(stage)' takes \(describe(spec.kind)), not a list",
           at: node.position)

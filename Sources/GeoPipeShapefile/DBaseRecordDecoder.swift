@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeIO
 
 /// One field of a dBASE table, as its header describes it.
 public struct DBaseField: Sendable, Hashable {
@@ -93,6 +94,11 @@ public struct DBaseRecordDecoder {
       if text.isEmpty || text[0] == UInt8(ascii: "*") { return .null }
       if field.type == UInt8(ascii: "N") && field.decimals == 0, let n = integer(text) {
         return .integer(n)
+      }
+      if let number = LenientDecimal.parse(text.assumingMemoryBound(to: UInt8.self)),
+        number.isFinite
+      {
+        return .double(number)
       }
       let string = String(decoding: text, as: UTF8.self)
       guard let number = Double(string), number.isFinite else {

@@ -5,7 +5,7 @@ extension FeatureFormat {
   /// ESRI shapefiles (`.shp` with `.shx`, `.dbf`, `.prj`, `.cpg`), also read from a `.zip`,
   /// through shapelib.
   public static let shapefile = FeatureFormat(
-    name: "shapefile", title: "Shapefile", extensions: ["shp", "zip"],
+    name: "shapefile", title: "Shapefile", extensions: ["shp", "zip"], writtenExtensions: ["shp"],
     recognize: { head in ShapefileFormat.isShapefile(head) || ZipArchive.isZip(head) },
     open: { input, options in try ShapefileFormat.open(input, options: options) },
     create: { output, options in try ShapefileWriter(output: output, options: options) },

@@ -17,17 +17,13 @@ enum ShapelibHooks {
   private static let mapped = Mutex<[String: String]>([:])
   private static let counter = Atomic<Int>(0)
 
-  /// Hooks for reading: the C library's file functions, errors kept.
+  /// Hooks for reading: geopipe's buffered files (`HookFile`), errors kept.
   static func reading() -> SAHooks {
     var hooks = SAHooks()
     SASetupDefaultHooks(&hooks)
-    // shapelib seeks before every record; a seek to where the file already is would still
-    // drop stdio's buffer and cost a system call per record.
-    hooks.FSeek = { file, offset, whence in
-      guard let file else { return SAOffset(bitPattern: -1) }
-      let stream = UnsafeMutableRawPointer(file).assumingMemoryBound(to: FILE.self)
-      if whence == SEEK_SET, ftello(stream) == off_t(offset) { return 0 }
-      return SAOffset(bitPattern: Int(fseeko(stream, off_t(offset), whence)))
+    HookFile.install(in: &hooks) { name, mode in
+      guard let name, let mode else { return nil }
+      return HookFile(path: name, mode: String(cString: mode))?.handle()
     }
     hooks.Error = { message in
       let text = message.map { String(cString: $0) } ?? "unknown error"
@@ -40,18 +36,11 @@ enum ShapelibHooks {
   /// removing a file is a no-op.
   static func writing() -> SAHooks {
     var hooks = reading()
-    // Writing mixes reads and writes on a stream (the .dbf header): every seek is made, as C
-    // requires between the two.
-    var defaults = SAHooks()
-    SASetupDefaultHooks(&defaults)
-    hooks.FSeek = defaults.FSeek
-    hooks.FOpen = { name, access in
-      guard let name, let access else { return nil }
+    HookFile.install(in: &hooks) { name, mode in
+      guard let name, let mode else { return nil }
       let key = String(cString: name)
       guard let path = ShapelibHooks.mapped.withLock({ $0[key] }) else { return nil }
-      return fopen(path, access).map {
-        UnsafeMutableRawPointer($0).assumingMemoryBound(to: Int32.self)
-      }
+      return HookFile(path: path, mode: String(cString: mode))?.handle()
     }
     hooks.Remove = { _ in 0 }
     return hooks

@@ -232,7 +232,12 @@ extension OptionSpec {
     do {
       return try value(from: text)
     } catch {
-      throw GeoPipeError.usage("invalid value '\(text)' for --\(name): \(error.message)")
+      var message = "invalid value '\(text)' for --\(name): \(error.message)"
+      if isExpression, !text.contains("\n") {
+        // The text again with a caret under the character the problem starts at.
+        message += "\n  \(text)\n  " + String(repeating: " ", count: error.offset) + "^"
+      }
+      throw GeoPipeError.usage(message)
     }
   }
 
@@ -277,8 +282,8 @@ extension OptionSpec {
       }
       return .pairs([KeyValue(key: String(text[..<equals]), value: value)])
     case .point:
-      let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-      guard parts.count == 2, let lon = Double(parts[0]), let lat = Double(parts[1]) else {
+      let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(Self.number)
+      guard parts.count == 2, let lon = parts[0], let lat = parts[1] else {
         throw bad("expected LON,LAT (longitude first, as in GeoJSON)")
       }
       guard lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90 else {
@@ -286,7 +291,8 @@ extension OptionSpec {
       }
       return .point(lon, lat)
     case .bbox:
-      let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0) }
+      // Spaces may follow the commas, as fio writes boxes ("W, S, E, N").
+      let parts = text.split(separator: ",", omittingEmptySubsequences: false).map(Self.number)
       guard parts.count == 4, let w = parts[0], let s = parts[1], let e = parts[2], let n = parts[3]
       else { throw bad("expected W,S,E,N (four numbers, west first)") }
       guard s <= n else {
@@ -297,5 +303,13 @@ extension OptionSpec {
       }
       return .bbox(BBox(west: w, south: s, east: e, north: n))
     }
+  }
+
+  /// A number in a point or a box, with spaces around it allowed.
+  private static func number(_ text: Substring) -> Double? {
+    var slice = text
+    while slice.first == " " || slice.first == "\t" { slice.removeFirst() }
+    while slice.last == " " || slice.last == "\t" { slice.removeLast() }
+    return Double(slice)
   }
 }

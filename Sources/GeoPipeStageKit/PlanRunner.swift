@@ -129,6 +129,10 @@ public final class PlanRunner {
         if let first = plan.steps[step].inputs.first {
           consumer.collectionMembers = nodes[first].collectionMembers
         }
+        if let transformer = consumer.stage as? CollectionMembersTransformer {
+          consumer.collectionMembers = transformer.transform(
+            collectionMembers: consumer.collectionMembers)
+        }
         if !consumer.collectionMembers.isEmpty,
           let receiver = consumer.stage as? CollectionMembersReceiver
         {

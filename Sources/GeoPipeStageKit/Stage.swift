@@ -36,6 +36,13 @@ public protocol CollectionMembersReceiver {
   func receive(collectionMembers: JSONObject)
 }
 
+/// A stage that changes the input collection's own members (`rename-layer` renames its
+/// `name`); the runner passes the result on to the stages it feeds.
+public protocol CollectionMembersTransformer {
+  /// The members the stages after this one receive, given those of its input.
+  func transform(collectionMembers: JSONObject) -> JSONObject
+}
+
 /// What a stage definition builds: a source of features, a stage that is handed features, or
 /// a stage that consumes features and writes something (a file, a report).
 public enum StageRole: Sendable {

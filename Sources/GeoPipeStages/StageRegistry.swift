@@ -13,6 +13,8 @@ public enum StageRegistry {
     StyleStage.definition,
     SortStage.definition,
     HeadStage.definition,
+    DedupeStage.definition,
+    RenameLayerStage.definition,
     SimplifyStage.definition,
     ReprojectStage.definition,
     CircleStage.definition,

@@ -122,13 +122,16 @@ struct Command {
     let context = Self.context(quiet: quiet)
     let counters = context.counters
     let progressMode = ProgressLine.mode(requested: values.flag("progress"), quiet: quiet)
-    let inputPath =
+    // `read` takes several paths; a progress line has a total only for one.
+    let inputPaths =
       definition == nil
-      ? values.string("input")
+      ? values.string("input").map { [$0] }
       : (definition?.role == .source || definition?.pathIsInput == true
-        ? values.string("path") : nil)
+        ? values.list("path") ?? values.string("path").map { [$0] } : nil)
+    let inputPath = inputPaths?.count == 1 ? inputPaths?.first : nil
     let readsStandardInput =
-      definition.map { $0.role != .source && !$0.pathIsInput } == true || inputPath == "-"
+      definition.map { $0.role != .source && !$0.pathIsInput } == true
+      || inputPaths?.contains("-") == true
     if readsStandardInput && Terminal.stdinIsTerminal && !quiet {
       let instead =
         inputPath == nil

@@ -95,6 +95,43 @@ import Testing
     }
   }
 
+  @Test(.enabled(if: hasGDAL)) func columnTypesFollowEveryValueAsGDALReadsThem() throws {
+    try withTemporaryDirectory { dir in
+      // `flag` is boolean until an integer comes (then TEXT, the booleans as words), `n` mixes
+      // integers and reals (REAL), `t` text and a number (TEXT), `late` appears last.
+      let features = """
+        {"type":"Feature","properties":{"flag":true,"both":true,"n":1,"t":"x"},"geometry":{"type":"Point","coordinates":[1,2]}}
+        {"type":"Feature","properties":{"flag":false,"both":false,"n":2.5,"t":3},"geometry":{"type":"Point","coordinates":[3,4]}}
+        {"type":"Feature","properties":{"flag":5,"both":null,"n":-7,"t":1.5,"late":"z"},"geometry":{"type":"Point","coordinates":[5,6]}}
+
+        """
+      try write(features, to: dir.appendingPathComponent("in.geojsonl"))
+      let run = try readWrite("in.geojsonl", ["kinds.gpkg"], in: dir)
+      #expect(run.status == 0, "\(run)")
+      let info = try gdal(["ogrinfo", "-so", "kinds.gpkg", "kinds"], in: dir)
+      for column in [
+        "flag: String", "both: Integer(Boolean)", "n: Real", "t: String", "late: String",
+      ] {
+        #expect(info.out.contains(column), "\(column): \(info)")
+      }
+      let ours = try geopipe(["read", "kinds.gpkg"], in: dir)
+      try expectSameFeatures(JSON.parseSequence(ours.stdout), try oracle("kinds.gpkg", in: dir))
+      #expect(
+        ours.outLines.map {
+          $0.replacingOccurrences(of: #","geometry".*"#, with: "", options: .regularExpression)
+        }
+          == [
+            #"{"type":"Feature","id":1,"properties":{"flag":"true","both":true,"n":1.0,"t":"x","late":null}"#,
+            #"{"type":"Feature","id":2,"properties":{"flag":"false","both":false,"n":2.5,"t":"3","late":null}"#,
+            #"{"type":"Feature","id":3,"properties":{"flag":"5","both":null,"n":-7.0,"t":"1.5","late":"z"}"#,
+          ], "\(ours)")
+      if FileManager.default.fileExists(atPath: Self.validator) {
+        let valid = try gdal(["/usr/bin/python3", Self.validator, "kinds.gpkg"], in: dir)
+        #expect(valid.status == 0 && !valid.err.contains("rror"), "\(valid)")
+      }
+    }
+  }
+
   // MARK: Layers
 
   @Test(.enabled(if: hasGDAL)) func layerIsChosenByNameAndTheErrorListsTheLayers() throws {
@@ -157,6 +194,15 @@ import Testing
       }
       try write(lines, to: dir.appendingPathComponent("grid.geojsonl"))
       try readWrite("grid.geojsonl", ["grid.gpkg"], in: dir)
+      // SQLite's own check of the packed tree: every node, box and row id consistent.
+      let checked = try gdal(
+        [
+          "/usr/bin/python3", "-c",
+          "import sqlite3; c = sqlite3.connect('grid.gpkg'); print(c.execute(\"SELECT "
+            + "rtreecheck('rtree_grid_geom'), (SELECT count(*) FROM rtree_grid_geom_rowid), "
+            + "(SELECT count(*) FROM rtree_grid_geom_node) > 2\").fetchone())",
+        ], in: dir)
+      #expect(checked.out == "('ok', 2000, 1)\n", "\(checked)")
       for box in ["-1,-1,2.2,3", "-10,-10,-9.8,-9.9", "5.1,5.1,5.2,5.2", "-180,-90,180,90"] {
         let indexed = try geopipe(["read", "--bbox", box, "grid.gpkg"], in: dir)
         let filtered = try geopipe(["read", "--bbox", box, "grid.geojsonl"], in: dir)

@@ -23,7 +23,7 @@ import Testing
     #expect(loaded.out == "complete -o filenames -F _geopipe geopipe\n")
     let commands = try bashCompletion(
       "COMP_WORDS=(geopipe re); COMP_CWORD=1; _geopipe; echo \"${COMPREPLY[*]}\"")
-    #expect(commands.out == "read reproject reverse-geocode render\n")
+    #expect(commands.out == "read rename-layer reproject reverse-geocode render\n")
     let options = try bashCompletion(
       "COMP_WORDS=(geopipe simplify --tol); COMP_CWORD=2; _geopipe; echo \"${COMPREPLY[*]}\"")
     #expect(options.out == "--tolerance\n")

@@ -29,4 +29,12 @@ import Testing
     // A document read whole and read a few bytes at a time gives the same features.
     #expect((try? readKML(bytes, chunk: 3)) == kml)
   }
+
+  @Test func commentsDoctypeAndInstructionsArePassedOver() throws {
+    let bytes = Array(
+      try Data(contentsOf: fixture("fuzz/xml/comments-doctype-and-instructions.gpx")))
+    let features = try readGPX(bytes)
+    #expect(features.count == 1)
+    #expect(features.first?[property: "name"]?.stringValue == "ab")
+  }
 }

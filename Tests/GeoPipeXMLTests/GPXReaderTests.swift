@@ -113,10 +113,10 @@ import Testing
 
   @Test func badInputIsAnErrorWithItsPlace() throws {
     let cases: [(String, String)] = [
-      ("<gpx><wpt lat=\"1\"></wpt></gpx>", "test.gpx:1:31: error: a point has no lon attribute"),
+      ("<gpx><wpt lat=\"1\"></wpt></gpx>", "test.gpx:1:18: error: a point has no lon attribute"),
       (
         "<gpx>\n<wpt lat=\"95\" lon=\"1\"/></gpx>",
-        "test.gpx:2:30: error: latitude 95.0 is out of range"
+        "test.gpx:2:22: error: latitude 95.0 is out of range"
       ),
       ("<gpx><wpt lat=\"1\" lon=\"1\"><ele>high</ele></wpt></gpx>", "error: <ele> is not a number"),
       ("<gpx>\n<wpt lat=\"1\" lon=\"1\">\n</gpx>", "test.gpx:3:7: error: malformed XML"),

@@ -1,20 +1,24 @@
 import GeoPipeCore
 
-/// A parsed expression over a feature's properties: a `--where` condition or a
+/// A parsed expression over a feature's properties and geometry: a `--where` condition or a
 /// `select --compute` value.
 ///
-/// The language: comparisons (`=`, `!=`, `<`, `<=`, `>`, `>=`), `and`, `or`, `not`,
-/// parentheses, `in (…)`, `is null` / `is not null`, arithmetic (`+`, `-`, `*`, `/` and a
-/// leading `-`), string literals in single quotes, numbers, `true`, `false`, `null`, and
-/// property names bare (`population`) or in double quotes (`"marker-color"`,
-/// `"geopipe:priority"`).
+/// The language is a small SQL: comparisons (`=`, `!=`, `<>`, `<`, `<=`, `>`, `>=`), `and`,
+/// `or`, `not`, parentheses, `in (…)`, `is null` / `is not null`, `like` / `ilike` (with
+/// `escape`), `between … and …`, `~` regular expressions (POSIX ERE; `~*`, `!~`, `!~*`),
+/// arithmetic (`+`, `-`, `*`, `/` and a leading `-`), `||` concatenation,
+/// `case when … then … else … end`, function calls (``ExpressionFunction``), string literals
+/// in single quotes, numbers, `true`, `false`, `null`, and property names bare (`population`)
+/// or in double quotes (`"marker-color"`, `"geopipe:priority"`).
 ///
-/// A string that holds a number counts as that number in comparisons with numbers and in
-/// arithmetic; a comparison whose sides cannot be compared is false. A missing property is
-/// null: it matches only `is null`. Arithmetic on integers stays integer while the result is
-/// exact (`+`, `-`, `*` without overflow); `/` always gives a float. Any other operand (null,
-/// missing, a boolean, a word), a division by zero or a result beyond the range of a double
-/// gives null. The value of a comparison or of `and`, `or`, `not` is a boolean.
+/// Nulls follow SQL's three-valued logic: a comparison with null (a missing property is null)
+/// is unknown, `not` unknown is unknown, `false and` unknown is false, `true or` unknown is
+/// true, and a condition keeps a feature only when it is true. A string that holds a number
+/// counts as that number in comparisons with numbers and in arithmetic; two non-null values
+/// of kinds that cannot be compared (a word and a number) are unequal and neither is less.
+/// Arithmetic on integers stays integer while the result is exact (`+`, `-`, `*` without
+/// overflow); `/` always gives a float. Any other operand (null, a boolean, a word), a
+/// division by zero or a result beyond the range of a double gives null.
 public indirect enum Expression: Sendable, Equatable {
   case literal(JSONValue)
   case property(String)
@@ -26,6 +30,18 @@ public indirect enum Expression: Sendable, Equatable {
   case not(Expression)
   case arithmetic(Expression, ArithmeticOperator, Expression)
   case negate(Expression)
+  /// `subject [not] like|ilike pattern [escape e]`.
+  case like(Expression, LikeTest)
+  /// `subject [not] between low and high`.
+  case between(Expression, low: Expression, high: Expression, negated: Bool)
+  /// `subject ~ pattern` and its variants.
+  case regex(Expression, RegexTest)
+  /// `a || b`.
+  case concat(Expression, Expression)
+  /// `case [subject] when … then … [else …] end`.
+  case choice(CaseChoice)
+  /// A function call.
+  case call(ExpressionFunction, [Expression])
 
   /// Parses a `--where` condition; errors are usage errors that give the character column.
   public static func parse(_ text: String) throws -> Expression {
@@ -49,25 +65,14 @@ public indirect enum Expression: Sendable, Equatable {
     return try parser.parseAll(condition: false)
   }
 
-  /// Whether a feature matches: the expression's value is `true`.
+  /// Whether a feature matches: the expression is true (not false, not unknown).
   public func matches(_ feature: Feature) -> Bool {
-    switch self {
-    case .and(let a, let b): a.matches(feature) && b.matches(feature)
-    case .or(let a, let b): a.matches(feature) || b.matches(feature)
-    case .not(let a): !a.matches(feature)
-    case .isNull(let a, let negated): (a.value(in: feature)?.isNull ?? true) != negated
-    case .within(let a, let list, let negated):
-      list.contains { Expression.compare(a.value(in: feature), .equal, $0.value(in: feature)) }
-        != negated
-    case .compare(let a, let op, let b):
-      Expression.compare(a.value(in: feature), op, b.value(in: feature))
-    case .literal, .property, .arithmetic, .negate: value(in: feature) == .bool(true)
-    }
+    truth(in: feature) == true
   }
 
-  /// The expression's value for a feature; a missing property gives null.
+  /// The expression's value for a feature; a missing property and an unknown truth give null.
   public func evaluate(_ feature: Feature) -> JSONValue {
-    value(in: feature) ?? .null
+    value(in: feature)
   }
 
   /// The properties the expression reads, in the order they appear (repeats included).
@@ -76,172 +81,89 @@ public indirect enum Expression: Sendable, Equatable {
     case .literal: []
     case .property(let name): [name]
     case .compare(let a, _, let b), .and(let a, let b), .or(let a, let b),
-      .arithmetic(let a, _, let b):
+      .arithmetic(let a, _, let b), .concat(let a, let b):
       a.propertyNames + b.propertyNames
     case .isNull(let a, _), .not(let a), .negate(let a): a.propertyNames
     case .within(let a, let list, _): a.propertyNames + list.flatMap(\.propertyNames)
+    case .like(let a, let test):
+      a.propertyNames + test.pattern.propertyNames + (test.escape?.propertyNames ?? [])
+    case .between(let a, let low, let high, _):
+      a.propertyNames + low.propertyNames + high.propertyNames
+    case .regex(let a, let test): a.propertyNames + test.pattern.propertyNames
+    case .choice(let choice):
+      (choice.subject?.propertyNames ?? [])
+        + choice.branches.flatMap { $0.when.propertyNames + $0.then.propertyNames }
+        + (choice.otherwise?.propertyNames ?? [])
+    case .call(_, let arguments): arguments.flatMap(\.propertyNames)
     }
   }
 
   /// Whether the expression is a condition: a comparison, a test, a property, or those joined
-  /// by `and`, `or`, `not`.
+  /// by `and`, `or`, `not`; a `case` or `coalesce` whose results all are.
   var isCondition: Bool {
     switch self {
-    case .compare, .isNull, .within, .property: true
+    case .compare, .isNull, .within, .property, .like, .between, .regex: true
     case .and(let a, let b), .or(let a, let b): a.isCondition && b.isCondition
     case .not(let a): a.isCondition
-    case .literal, .arithmetic, .negate: false
+    case .choice(let choice):
+      choice.branches.allSatisfy { $0.then.isCondition || $0.then.isBooleanLiteral }
+        && (choice.otherwise.map { $0.isCondition || $0.isBooleanLiteral } ?? true)
+    case .call(.coalesce, let arguments):
+      arguments.allSatisfy { $0.isCondition || $0.isBooleanLiteral }
+        && arguments.contains(where: \.isCondition)
+    case .literal, .arithmetic, .negate, .concat, .call: false
     }
   }
 
-  private func value(in feature: Feature) -> JSONValue? {
-    switch self {
-    case .literal(let value): value
-    case .property(let name): feature.properties?[name]
-    case .arithmetic(let a, let op, let b):
-      op.apply(NumericValue(a.value(in: feature)), NumericValue(b.value(in: feature)))
-    case .negate(let a): NumericValue(a.value(in: feature)).map { $0.negated.json } ?? .null
-    default: .bool(matches(feature))
-    }
-  }
-
-  /// Compares two values: numbers numerically (a numeric string counts as a number), strings
-  /// by Unicode scalars, booleans for equality; anything else (null, mixed kinds) is false.
-  static func compare(_ a: JSONValue?, _ op: ComparisonOperator, _ b: JSONValue?) -> Bool {
-    guard let a, let b, !a.isNull, !b.isNull else { return false }
-    if let x = a.numberValue, let y = b.numberValue { return op.holds(x, y) }
-    if case .string(let s) = a, case .string(let t) = b { return op.holds(s, t) }
-    if let x = numeric(a), let y = numeric(b) { return op.holds(x, y) }
-    if case .bool(let p) = a, case .bool(let q) = b {
-      switch op {
-      case .equal: return p == q
-      case .notEqual: return p != q
-      default: return false
-      }
-    }
-    return false
-  }
-
-  private static func numeric(_ value: JSONValue) -> Double? {
-    if let number = value.numberValue { return number }
-    guard case .string(let text) = value else { return nil }
-    return NumericValue.parse(text).map(\.double)
+  private var isBooleanLiteral: Bool {
+    if case .literal(.bool) = self { true } else { false }
   }
 }
 
-/// The comparison operators of `--where`.
-public enum ComparisonOperator: String, Sendable {
-  case equal = "="
-  case notEqual = "!="
-  case less = "<"
-  case lessOrEqual = "<="
-  case greater = ">"
-  case greaterOrEqual = ">="
-
-  func holds<T: Comparable>(_ a: T, _ b: T) -> Bool {
-    switch self {
-    case .equal: a == b
-    case .notEqual: a != b
-    case .less: a < b
-    case .lessOrEqual: a <= b
-    case .greater: a > b
-    case .greaterOrEqual: a >= b
-    }
-  }
+/// The `like` and `ilike` test: a pattern where `%` matches any run of characters and `_` one
+/// character, as in SQL.
+public struct LikeTest: Sendable, Equatable {
+  /// The pattern's expression.
+  public var pattern: Expression
+  /// The escape character's expression, if any.
+  public var escape: Expression?
+  /// Whether case is ignored (`ilike`).
+  public var ignoresCase: Bool
+  /// Whether the test is negated (`not like`).
+  public var negated: Bool
+  /// The pattern compiled once, when it and the escape are literals.
+  var compiled: LikePattern?
 }
 
-/// The arithmetic operators of expressions.
-public enum ArithmeticOperator: String, Sendable {
-  case add = "+"
-  case subtract = "-"
-  case multiply = "*"
-  case divide = "/"
-
-  /// The result for two operands, null when either is not a number or the result is not a
-  /// finite number.
-  func apply(_ a: NumericValue?, _ b: NumericValue?) -> JSONValue {
-    guard let a, let b else { return .null }
-    if self != .divide, case .integer(let x) = a, case .integer(let y) = b {
-      let (result, overflow) =
-        switch self {
-        case .add: x.addingReportingOverflow(y)
-        case .subtract: x.subtractingReportingOverflow(y)
-        default: x.multipliedReportingOverflow(by: y)
-        }
-      if !overflow { return .integer(result) }
-    }
-    let x = a.double
-    let y = b.double
-    let result: Double
-    switch self {
-    case .add: result = x + y
-    case .subtract: result = x - y
-    case .multiply: result = x * y
-    case .divide:
-      guard y != 0 else { return .null }
-      result = x / y
-    }
-    return result.isFinite ? .double(result) : .null
-  }
+/// The `~` test: a POSIX extended regular expression that matches anywhere in the text.
+public struct RegexTest: Sendable, Equatable {
+  /// The pattern's expression.
+  public var pattern: Expression
+  /// Whether case is ignored (`~*`, `!~*`).
+  public var ignoresCase: Bool
+  /// Whether the test is negated (`!~`, `!~*`).
+  public var negated: Bool
+  /// The pattern compiled once, when it is a literal.
+  var compiled: RegularExpression?
 }
 
-/// A number an expression computes with: an exact 64-bit integer or a finite double.
-public enum NumericValue: Equatable, Sendable {
-  /// An exact integer.
-  case integer(Int64)
-  /// A finite double.
-  case double(Double)
-
-  /// The number a value stands for: a JSON number, or a string that holds one (spaces and
-  /// tabs around it allowed); nil for anything else.
-  public init?(_ value: JSONValue?) {
-    switch value {
-    case .integer(let n)?: self = .integer(n)
-    case .double(let x)?: self = .double(x)
-    case .bigInteger(let digits)?, .bigNumber(let digits)?:
-      guard let x = Double(digits), x.isFinite else { return nil }
-      self = .double(x)
-    case .string(let text)?:
-      guard let number = NumericValue.parse(text) else { return nil }
-      self = number
-    default: return nil
-    }
+/// A `case` expression: the result of the first branch that holds, else `otherwise`, else
+/// null.
+public struct CaseChoice: Sendable, Equatable {
+  /// One `when … then …`.
+  public struct Branch: Sendable, Equatable {
+    /// The condition, or with a subject the value to compare it with.
+    public var when: Expression
+    /// The result.
+    public var then: Expression
   }
 
-  /// The number in a text, as `--where` reads numeric strings: an integer when the text is
-  /// one that fits in 64 bits, else any finite double.
-  public static func parse(_ text: String) -> NumericValue? {
-    let trimmed = text.trimmingCharacters(in: " \t")
-    guard !trimmed.isEmpty else { return nil }
-    if let n = Int64(trimmed) { return .integer(n) }
-    guard let x = Double(trimmed), x.isFinite else { return nil }
-    return .double(x)
-  }
-
-  /// The value as a double.
-  public var double: Double {
-    switch self {
-    case .integer(let n): Double(n)
-    case .double(let x): x
-    }
-  }
-
-  /// The number with its sign flipped (a float for the one integer without a negation).
-  public var negated: NumericValue {
-    switch self {
-    case .integer(let n) where n != .min: .integer(-n)
-    case .integer(let n): .double(-Double(n))
-    case .double(let x): .double(-x)
-    }
-  }
-
-  /// The number as a JSON value.
-  public var json: JSONValue {
-    switch self {
-    case .integer(let n): .integer(n)
-    case .double(let x): .double(x)
-    }
-  }
+  /// The value compared with each branch's `when` (`case kind when 'city' then …`), if any.
+  public var subject: Expression?
+  /// The branches in order.
+  public var branches: [Branch]
+  /// The `else` result.
+  public var otherwise: Expression?
 }
 
 /// What is wrong with an expression's text, and where.
@@ -259,14 +181,4 @@ public struct ExpressionError: Error, Sendable, Equatable, CustomStringConvertib
 
   /// `column N: message`.
   public var description: String { "column \(offset + 1): \(message)" }
-}
-
-extension String {
-  func trimmingCharacters(in set: String) -> String {
-    let drop = Set(set)
-    var slice = Substring(self)
-    while let first = slice.first, drop.contains(first) { slice.removeFirst() }
-    while let last = slice.last, drop.contains(last) { slice.removeLast() }
-    return String(slice)
-  }
 }

@@ -2,34 +2,29 @@ import GeoPipeCore
 
 /// Recursive-descent parser for expressions (`--where`, `select --compute`).
 ///
-/// Precedence from loosest: `or`, `and`, `not`, comparisons and tests, `+ -`, `* /`, a
-/// leading `-`.
+/// Precedence from loosest: `or`, `and`, `not`, comparisons and tests (`=`, `is`, `in`,
+/// `like`, `between`, `~` …), `||`, `+ -`, `* /`, a leading `-`.
 struct ExpressionParser {
-  private enum Token: Equatable {
-    case name(String)
-    case quotedName(String)
-    case string(String)
-    case number(JSONValue)
-    case op(ComparisonOperator)
-    case arithmetic(ArithmeticOperator)
-    case open, close, comma
-    case end
+  /// The words that are part of the language; a property with such a name goes in double
+  /// quotes.
+  static let keywords: Set<String> = [
+    "and", "or", "not", "in", "is", "like", "ilike", "escape", "between", "case", "when", "then",
+    "else", "end",
+  ]
 
-    /// Whether the token can end an operand, so that a `-` or `+` after it is an operator
-    /// rather than a number's sign.
-    var endsOperand: Bool {
-      switch self {
-      case .quotedName, .string, .number, .close: true
-      case .name(let word): !["and", "or", "not", "in", "is"].contains(word.lowercased())
-      default: false
-      }
-    }
-  }
+  /// How deep parentheses, calls, `case`, `not` and a leading `-` may nest, so that parsing
+  /// and evaluating stay well within a thread's stack.
+  static let maxNesting = 256
+  /// How many words and symbols an expression may have: binary operators chain without
+  /// nesting, but each adds a level to the tree that evaluation walks.
+  static let maxTokens = 4096
 
-  private let scalars: [Unicode.Scalar]
-  private var position = 0
-  private var token = Token.end
-  private var tokenStart = 0
+  let scalars: [Unicode.Scalar]
+  var position = 0
+  var token = Token.end
+  var tokenStart = 0
+  var tokenCount = 0
+  private var nesting = 0
 
   init(_ text: String) {
     scalars = Array(text.unicodeScalars)
@@ -45,30 +40,28 @@ struct ExpressionParser {
     return expression
   }
 
-  private func fail(_ message: String) -> ExpressionError {
+  /// An error at the current token.
+  func fail(_ message: String) -> ExpressionError {
+    fail(message, at: tokenStart)
+  }
+
+  /// An error at a scalar index, reported as a character offset.
+  func fail(_ message: String, at scalarIndex: Int) -> ExpressionError {
     var prefix = String.UnicodeScalarView()
-    prefix.append(contentsOf: scalars[..<min(tokenStart, scalars.count)])
+    prefix.append(contentsOf: scalars[..<min(scalarIndex, scalars.count)])
     return ExpressionError(message: message, offset: String(prefix).count)
   }
 
-  private func describe(_ token: Token) -> String {
-    switch token {
-    case .name(let n): "'\(n)'"
-    case .quotedName(let n): "\"\(n)\""
-    case .string(let s): "'\(s)'"
-    case .number: "a number"
-    case .op(let op): "'\(op.rawValue)'"
-    case .arithmetic(let op): "'\(op.rawValue)'"
-    case .open: "'('"
-    case .close: "')'"
-    case .comma: "','"
-    case .end: "end of expression"
-    }
-  }
-
-  private func isKeyword(_ word: String) -> Bool {
+  func isKeyword(_ word: String) -> Bool {
     if case .name(let n) = token { return n.lowercased() == word }
     return false
+  }
+
+  private mutating func expectKeyword(_ word: String, _ context: String) throws(ExpressionError) {
+    guard isKeyword(word) else {
+      throw fail("expected '\(word)' \(context), found \(describe(token))")
+    }
+    try advance()
   }
 
   /// Rejects a value where a condition is needed (an operand of `and`, `or`, `not`).
@@ -78,7 +71,17 @@ struct ExpressionParser {
     }
   }
 
+  /// Enters one level of nesting; the caller leaves it with `nesting -= 1`.
+  private mutating func enter() throws(ExpressionError) {
+    nesting += 1
+    guard nesting <= Self.maxNesting else {
+      throw fail("the expression nests more than \(Self.maxNesting) levels deep")
+    }
+  }
+
   private mutating func parseOr() throws(ExpressionError) -> Expression {
+    try enter()
+    defer { nesting -= 1 }
     var left = try parseAnd()
     while isKeyword("or") {
       try requireCondition(left)
@@ -105,6 +108,8 @@ struct ExpressionParser {
   private mutating func parseNot() throws(ExpressionError) -> Expression {
     if isKeyword("not") {
       try advance()
+      try enter()
+      defer { nesting -= 1 }
       let operand = try parseNot()
       try requireCondition(operand)
       return .not(operand)
@@ -113,11 +118,24 @@ struct ExpressionParser {
   }
 
   private mutating func parseComparison() throws(ExpressionError) -> Expression {
-    let left = try parseSum()
+    let left = try parseConcat()
     switch token {
     case .op(let op):
       try advance()
-      return .compare(left, op, try parseSum())
+      return .compare(left, op, try parseConcat())
+    case .regex(let ignoresCase, let negated):
+      try advance()
+      let start = tokenStart
+      let pattern = try parseConcat()
+      var test = RegexTest(pattern: pattern, ignoresCase: ignoresCase, negated: negated)
+      if case .literal(let value) = pattern, let text = value.expressionText {
+        do {
+          test.compiled = try RegularExpression(text, ignoringCase: ignoresCase)
+        } catch {
+          throw fail(error.message, at: start)
+        }
+      }
+      return .regex(left, test)
     case .name(let word):
       switch word.lowercased() {
       case "is":
@@ -130,20 +148,80 @@ struct ExpressionParser {
         guard isKeyword("null") else { throw fail("expected 'null' after 'is'") }
         try advance()
         return .isNull(left, negated: negated)
-      case "in":
-        try advance()
-        return .within(left, try parseList(), negated: false)
       case "not":
         try advance()
-        guard isKeyword("in") else { throw fail("expected 'in' after 'not'") }
-        try advance()
-        return .within(left, try parseList(), negated: true)
+        guard isKeyword("in") || isKeyword("like") || isKeyword("ilike") || isKeyword("between")
+        else { throw fail("expected 'in', 'like', 'ilike' or 'between' after 'not'") }
+        return try parseTest(left, negated: true)
+      case "in", "like", "ilike", "between":
+        return try parseTest(left, negated: false)
       default:
         return left
       }
     default:
       return left
     }
+  }
+
+  /// `in (…)`, `like …`, `ilike …` or `between … and …` after `left` (and `not`).
+  private mutating func parseTest(_ left: Expression, negated: Bool) throws(ExpressionError)
+    -> Expression
+  {
+    guard case .name(let word) = token else { return left }
+    try advance()
+    switch word.lowercased() {
+    case "in":
+      return .within(left, try parseList(), negated: negated)
+    case "between":
+      let low = try parseConcat()
+      try expectKeyword("and", "in 'between … and …'")
+      let high = try parseConcat()
+      return .between(left, low: low, high: high, negated: negated)
+    default:
+      let ignoresCase = word.lowercased() == "ilike"
+      let patternStart = tokenStart
+      let pattern = try parseConcat()
+      var escape: Expression?
+      var escapeStart = tokenStart
+      if isKeyword("escape") {
+        try advance()
+        escapeStart = tokenStart
+        escape = try parseConcat()
+      }
+      var test = LikeTest(
+        pattern: pattern, escape: escape, ignoresCase: ignoresCase, negated: negated)
+      try compileLike(&test, patternStart: patternStart, escapeStart: escapeStart)
+      return .like(left, test)
+    }
+  }
+
+  /// Compiles a `like` pattern once when it and its escape are literals.
+  private func compileLike(_ test: inout LikeTest, patternStart: Int, escapeStart: Int)
+    throws(ExpressionError)
+  {
+    var escapeScalar: Unicode.Scalar?
+    if let escape = test.escape {
+      guard case .literal(let value) = escape else { return }
+      guard let text = value.expressionText, let scalar = LikePattern.escapeScalar(text) else {
+        throw fail("the escape must be one character", at: escapeStart)
+      }
+      escapeScalar = scalar
+    }
+    guard case .literal(let value) = test.pattern, let text = value.expressionText else { return }
+    do {
+      test.compiled = try LikePattern(text, escape: escapeScalar, ignoringCase: test.ignoresCase)
+    } catch {
+      throw fail(error.message, at: patternStart)
+    }
+  }
+
+  private mutating func parseConcat() throws(ExpressionError) -> Expression {
+    var left = try parseSum()
+    while token == .concat {
+      try advance()
+      left = .concat(left, try parseSum())
+    }
+    return left
   }
 
   private mutating func parseSum() throws(ExpressionError) -> Expression {
@@ -167,6 +245,8 @@ struct ExpressionParser {
   private mutating func parseUnary() throws(ExpressionError) -> Expression {
     guard token == .arithmetic(.subtract) else { return try parsePrimary() }
     try advance()
+    try enter()
+    defer { nesting -= 1 }
     let operand = try parseUnary()
     if case .literal(let value) = operand, let number = NumericValue(value),
       value.numberValue != nil
@@ -181,7 +261,7 @@ struct ExpressionParser {
     try advance()
     var items: [Expression] = []
     while true {
-      items.append(try parseSum())
+      items.append(try parseConcat())
       if token == .close {
         try advance()
         return items
@@ -193,6 +273,7 @@ struct ExpressionParser {
 
   private mutating func parsePrimary() throws(ExpressionError) -> Expression {
     let current = token
+    let start = tokenStart
     switch current {
     case .open:
       try advance()
@@ -211,172 +292,69 @@ struct ExpressionParser {
       return .property(n)
     case .name(let n):
       switch n.lowercased() {
-      case "true":
+      case "true", "false", "null":
         try advance()
-        return .literal(.bool(true))
-      case "false":
+        return .literal(n.lowercased() == "null" ? .null : .bool(n.lowercased() == "true"))
+      case "case":
         try advance()
-        return .literal(.bool(false))
-      case "null":
-        try advance()
-        return .literal(.null)
-      case "and", "or", "not", "in", "is":
-        throw fail("expected a property or a value, found '\(n)'")
+        return try parseCase()
+      case let word where Self.keywords.contains(word):
+        throw fail(
+          "expected a property or a value, found '\(n)' (a property called '\(n)' goes in "
+            + "double quotes: \"\(n)\")")
       default:
         try advance()
-        return .property(n)
+        guard token == .open else { return .property(n) }
+        return try parseCall(n, at: start)
       }
     default:
       throw fail("expected a property or a value, found \(describe(current))")
     }
   }
 
-  // MARK: Tokens
-
-  private mutating func advance() throws(ExpressionError) {
-    let afterOperand = token.endsOperand
-    while position < scalars.count, scalars[position].properties.isWhitespace { position += 1 }
-    tokenStart = position
-    guard position < scalars.count else {
-      token = .end
-      return
+  /// `name(arguments)`, with the name checked against the functions and the arguments counted.
+  private mutating func parseCall(_ name: String, at start: Int) throws(ExpressionError)
+    -> Expression
+  {
+    guard let function = ExpressionFunction(rawValue: name.lowercased()) else {
+      let names = ExpressionFunction.allCases.map(\.rawValue)
+      if let close = Suggestions.closest(to: name, among: names) {
+        throw fail("unknown function '\(name)'; did you mean '\(close)'?", at: start)
+      }
+      throw fail(
+        "unknown function '\(name)'; the functions are \(names.joined(separator: ", "))", at: start)
     }
-    let c = scalars[position]
-    switch c {
-    case "(":
-      position += 1
-      token = .open
-    case ")":
-      position += 1
-      token = .close
-    case ",":
-      position += 1
-      token = .comma
-    case "=":
-      position += 1
-      if position < scalars.count && scalars[position] == "=" { position += 1 }
-      token = .op(.equal)
-    case "!":
-      guard position + 1 < scalars.count, scalars[position + 1] == "=" else {
-        throw fail("expected '!='")
+    try advance()
+    var arguments: [Expression] = []
+    if token != .close {
+      while true {
+        arguments.append(try parseOr())
+        if token == .close { break }
+        guard token == .comma else { throw fail("expected ',' or ')' after an argument") }
+        try advance()
       }
-      position += 2
-      token = .op(.notEqual)
-    case "<":
-      position += 1
-      if position < scalars.count && scalars[position] == "=" {
-        position += 1
-        token = .op(.lessOrEqual)
-      } else if position < scalars.count && scalars[position] == ">" {
-        position += 1
-        token = .op(.notEqual)
-      } else {
-        token = .op(.less)
-      }
-    case ">":
-      position += 1
-      if position < scalars.count && scalars[position] == "=" {
-        position += 1
-        token = .op(.greaterOrEqual)
-      } else {
-        token = .op(.greater)
-      }
-    case "'", "\"":
-      let text = try quoted(c)
-      token = c == "'" ? .string(text) : .quotedName(text)
-    case "*", "/":
-      position += 1
-      token = .arithmetic(c == "*" ? .multiply : .divide)
-    case "-", "+":
-      if afterOperand || !startsNumber(at: position + 1) {
-        position += 1
-        token = .arithmetic(c == "-" ? .subtract : .add)
-      } else {
-        token = .number(try number())
-      }
-    case ".", "0"..."9":
-      token = .number(try number())
-    default:
-      guard c.properties.isAlphabetic || c == "_" || c == "$" else {
-        throw fail("unexpected character '\(c)'")
-      }
-      var word = ""
-      while position < scalars.count {
-        let s = scalars[position]
-        guard isNameScalar(s) else { break }
-        word.unicodeScalars.append(s)
-        position += 1
-      }
-      if position + 1 < scalars.count, scalars[position] == "-",
-        scalars[position + 1].properties.isAlphabetic
-      {
-        var name = word
-        while position < scalars.count, isNameScalar(scalars[position]) || scalars[position] == "-"
-        {
-          name.unicodeScalars.append(scalars[position])
-          position += 1
-        }
-        throw fail(
-          "write a name with '-' in double quotes (\"\(name)\"), or put spaces around '-' to "
-            + "subtract")
-      }
-      token = .name(word)
     }
+    try advance()
+    if let problem = function.arityProblem(arguments.count) { throw fail(problem, at: start) }
+    return .call(function, arguments)
   }
 
-  /// A quoted string or name; the quote is doubled to include it (`'it''s'`).
-  private mutating func quoted(_ quote: Unicode.Scalar) throws(ExpressionError) -> String {
-    position += 1
-    var text = ""
-    while true {
-      guard position < scalars.count else {
-        throw fail(
-          "unterminated \(quote == "'" ? "string" : "quoted name"): add the closing \(quote)")
-      }
-      let s = scalars[position]
-      position += 1
-      if s == quote {
-        if position < scalars.count && scalars[position] == quote {
-          text.unicodeScalars.append(quote)
-          position += 1
-          continue
-        }
-        return text
-      }
-      text.unicodeScalars.append(s)
+  /// `case [subject] when … then … [else …] end`, after `case`.
+  private mutating func parseCase() throws(ExpressionError) -> Expression {
+    var choice = CaseChoice(subject: nil, branches: [], otherwise: nil)
+    if !isKeyword("when") { choice.subject = try parseOr() }
+    while isKeyword("when") {
+      try advance()
+      let when = try parseOr()
+      try expectKeyword("then", "after 'when …'")
+      choice.branches.append(CaseChoice.Branch(when: when, then: try parseOr()))
     }
-  }
-
-  /// Whether a bare name can hold `s` after its first character.
-  private func isNameScalar(_ s: Unicode.Scalar) -> Bool {
-    s.properties.isAlphabetic || s.properties.numericType != nil || s == "_" || s == "$"
-      || s == ":" || s == "."
-  }
-
-  /// Whether a number's digits start at `index` (after a sign).
-  private func startsNumber(at index: Int) -> Bool {
-    index < scalars.count && (("0"..."9").contains(scalars[index]) || scalars[index] == ".")
-  }
-
-  private mutating func number() throws(ExpressionError) -> JSONValue {
-    var text = ""
-    while position < scalars.count {
-      let s = scalars[position]
-      guard ("0"..."9").contains(s) || s == "." || s == "-" || s == "+" || s == "e" || s == "E"
-      else {
-        break
-      }
-      // A sign only starts the number or follows an exponent marker.
-      if (s == "-" || s == "+") && !text.isEmpty && !(text.hasSuffix("e") || text.hasSuffix("E")) {
-        break
-      }
-      text.unicodeScalars.append(s)
-      position += 1
+    if choice.branches.isEmpty { throw fail("expected 'when' in 'case', found \(describe(token))") }
+    if isKeyword("else") {
+      try advance()
+      choice.otherwise = try parseOr()
     }
-    if let integer = Int64(text.hasPrefix("+") ? String(text.dropFirst()) : text) {
-      return .integer(integer)
-    }
-    guard let value = Double(text), value.isFinite else { throw fail("invalid number '\(text)'") }
-    return .double(value)
+    try expectKeyword("end", "to close 'case'")
+    return .choice(choice)
   }
 }

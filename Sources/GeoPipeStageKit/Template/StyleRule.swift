@@ -25,6 +25,9 @@ public enum StyleValue: Sendable, Equatable {
   case match(MatchRule)
   /// `steps(PROP, OUT0, STOP: OUT, ...)`.
   case steps(StepsRule)
+  /// `case when … then … else … end`: an expression of the `--where` language whose value,
+  /// as text, is the output (null sets nothing).
+  case expression(Expression)
 
   /// Parses a value.
   ///
@@ -34,6 +37,10 @@ public enum StyleValue: Sendable, Equatable {
   public init(
     _ text: String, check: @escaping (String) -> ValueProblem? = { _ in nil }
   ) throws(ValueProblem) {
+    if Self.startsCaseExpression(text) {
+      self = .expression(try Self.caseExpression(text, check: check))
+      return
+    }
     let chars = Array(text)
     var parser = RuleParser(chars: chars, check: check)
     if let rule = RuleParser.ruleStart(in: chars) {
@@ -54,6 +61,40 @@ public enum StyleValue: Sendable, Equatable {
     } else {
       self = .template(template)
     }
+  }
+}
+
+extension StyleValue {
+  /// Whether a value is a `case` expression: its first word is `case`.
+  private static func startsCaseExpression(_ text: String) -> Bool {
+    let words = text.split(whereSeparator: \.isWhitespace)
+    return words.count > 1 && words[0].lowercased() == "case"
+  }
+
+  /// Parses a `case` expression and checks its constant outputs with `check`.
+  private static func caseExpression(
+    _ text: String, check: (String) -> ValueProblem?
+  ) throws(ValueProblem) -> Expression {
+    let expression: Expression
+    do {
+      expression = try Expression.parseValue(text)
+    } catch {
+      throw ValueProblem(error.message, offset: error.offset)
+    }
+    guard case .choice(let choice) = expression else {
+      throw ValueProblem("expected one 'case … end' expression", offset: 0)
+    }
+    let outputs = choice.branches.map(\.then) + (choice.otherwise.map { [$0] } ?? [])
+    for case .literal(let value) in outputs {
+      guard let output = value.expressionText, let problem = check(output) else { continue }
+      // The output as written, quoted or not, to point at.
+      let written =
+        text.range(of: "'\(output.replacingOccurrences(of: "'", with: "''"))'")
+        ?? text.range(of: output)
+      let offset = written.map { text.distance(from: text.startIndex, to: $0.lowerBound) } ?? 0
+      throw ValueProblem(problem.message, offset: offset + problem.offset)
+    }
+    return expression
   }
 }
 

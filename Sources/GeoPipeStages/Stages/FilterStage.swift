@@ -8,13 +8,25 @@ final class FilterStage: Stage {
     name: "filter",
     abstract: "Keep the features that match an expression, a box and/or geometry types.",
     discussion: """
-      All given conditions must hold. --where takes an expression over properties:
-      comparisons (= != < <= > >=), arithmetic (+ - * /), and, or, not, parentheses,
-      in (...), is null, is not null, 'string' literals, numbers, true, false; property names bare
-      (population) or double-quoted ("marker-color", "geopipe:priority"). A string property
-      that holds a number compares numerically with a number, so "population > 10000" works
-      on CSV input; a comparison between values that cannot be compared (a missing property,
-      a word and a number) is false, and "not" turns it true.
+      All given conditions must hold. --where takes an SQL expression over properties and
+      the geometry (the full table is in docs/pipelines.md, "Expressions"):
+        comparisons   = != <> < <= > >=, between A and B, in (...), is [not] null
+        text          like 'San%' (% any run, _ one character, escape '!'), ilike (any
+                      case), ~ 'regex' (POSIX extended; ~* any case, !~ and !~* negated),
+                      || joins text
+        logic         and, or, not, case when ... then ... else ... end
+        arithmetic    + - * / and a leading -
+        functions     lower upper length substr trim replace coalesce nullif abs round
+                      floor ceil min max to_number to_text, and of the geometry
+                      area_m2() length_m() (geodesic, WGS84) geometry_type() x() y()
+                      num_points()
+      Values are 'string' literals, numbers, true, false, null; property names are bare
+      (population) or double-quoted ("marker-color", "geopipe:priority"), and
+      case-sensitive. A string property that holds a number compares numerically with a
+      number, so "population > 10000" works on CSV input. Nulls follow SQL: a comparison
+      with null (or a missing property) is unknown, "not" keeps it unknown, and only
+      features for which the expression is true are kept; test with "is null" to keep
+      them.
       --bbox keeps features whose geometry intersects the box (W > E crosses the
       antimeridian); features without geometry are dropped. When no feature is in the box
       but some would be with its axes swapped (a box given as S,W,N,E, latitude first), a
@@ -28,6 +40,9 @@ final class FilterStage: Stage {
       "geopipe read mixed.geojson | geopipe filter --geometry-type Polygon,MultiPolygon",
       "geopipe read places.geojson | geopipe filter --where '\"marker-color\" is not null'",
       "geopipe read places.csv | geopipe filter --where 'population > 10000' --strict",
+      "geopipe read places.csv | geopipe filter --where \"name like 'San%' and length(name) > 5\"",
+      "geopipe read places.csv | geopipe filter --where \"lower(name) = 'paris' or name ~ '^Par'\"",
+      "geopipe read world.geojson | geopipe filter --where 'area_m2() between 1e9 and 1e11'",
     ],
     options: [
       OptionSpec(

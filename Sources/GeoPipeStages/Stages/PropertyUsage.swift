@@ -57,6 +57,7 @@ struct PropertyUsage {
       var message = "\(stage): no feature has a property '\(name)'"
       if let close = Suggestions.closest(to: name, among: names) {
         message += "; did you mean '\(close)'?"
+        if close.lowercased() == name.lowercased() { message += " (names are case-sensitive)" }
       }
       if strict { throw GeoPipeError(message, status: .dataError) }
       report(ReadDiagnostic(severity: .warning, message: message))

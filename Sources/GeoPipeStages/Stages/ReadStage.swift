@@ -51,7 +51,11 @@ enum ReadStage {
     abstract: "Read GeoJSON, CSV, GeoPackage, Shapefile, FlatGeobuf, KML or GPX as GeoJSONSeq.",
     discussion: """
       Reads a file (or standard input with '-') and writes one GeoJSON Feature per line to
-      standard output, for the next command in a pipe. A known extension decides the format
+      standard output, for the next command in a pipe. Several files are read one after
+      another into one stream (merged, as mapshaper -merge-layers or ogrmerge do): each
+      feature keeps its own properties, so the schema is the union of the inputs' (a CSV
+      writer gets every column of every input), and each input is reprojected from its own
+      CRS. A known extension decides the format
       (.geojson/.json: GeoJSON; .geojsonl/.geojsons/.ndjson/.jsonl: GeoJSONSeq; .csv/.tsv/.txt:
       CSV; .gpkg: GeoPackage; .shp or a .zip holding one: Shapefile; a .gz suffix is
       decompressed first), and content that contradicts it is an error naming what the bytes
@@ -86,6 +90,7 @@ enum ReadStage {
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
+      "geopipe read north.geojson south.csv extra.gpkg | geopipe write all.geojson",
       "geopipe read --lat breite --lon laenge --delimiter ';' orte.csv",
       "geopipe read --crs EPSG:3857 mercator.geojson | geopipe info",
       "geopipe read --rewind countries.geojson > countries.geojsonl",
@@ -99,8 +104,8 @@ enum ReadStage {
     ],
     options: [
       OptionSpec(
-        "path", .path, default: "-", positional: true,
-        help: "The input file ('-' for standard input)."),
+        "path", .path, default: "-", positional: true, variadic: true,
+        help: "The input files ('-' for standard input); several are read one after another."),
       OptionSpec(
         "keep-crs", .flag,
         help: "With --crs: keep the coordinates as they are instead of reprojecting to WGS84."),
@@ -111,10 +116,28 @@ enum ReadStage {
     ] + inputOptions + fileOptions,
     role: .source,
     make: { values, context in
-      .source(
+      let paths = values.list("path") ?? [values.string("path") ?? "-"]
+      guard !paths.isEmpty else {
+        throw GeoPipeError.usage("read needs a path ('-' for standard input)")
+      }
+      guard paths.count(where: { $0 == "-" }) <= 1 else {
+        throw GeoPipeError.usage("standard input ('-') can be read only once")
+      }
+      let readers = try paths.map {
         try open(
-          values.string("path") ?? "-", values: values, context: context,
-          layer: values.string("layer"), bbox: values.bbox("bbox")))
+          $0, values: values, context: context, layer: values.string("layer"),
+          bbox: values.bbox("bbox"))
+      }
+      guard readers.count > 1 else { return .source(readers[0]) }
+      if values.flag("keep-crs") {
+        let crss = Set(readers.map { $0.declaredCRS ?? values.string("crs") ?? "WGS84" })
+        guard crss.count == 1 else {
+          throw GeoPipeError.usage(
+            "--keep-crs: the inputs are in different CRSs (\(crss.sorted().joined(separator: ", "))); "
+              + "leave out --keep-crs to read them all as WGS84")
+        }
+      }
+      return .source(ConcatenatedReader(readers))
     })
 
   /// Opens an input as the options say, reprojecting a declared CRS to WGS84; `layer` and

@@ -24,13 +24,16 @@ final class SelectStage: Stage {
       The result is always text; a property that is missing or null shows as nothing, and a
       warning at the end counts the features where that happened.
 
-      --compute takes an expression, as --where of filter does, plus arithmetic: + - * /,
-      a leading -, and parentheses; a name with '-' goes in double quotes ("stroke-width"
-      * 2), and a - b subtracts. A string that holds a number counts as that number, so
-      "population / 1000" works on CSV input. Integers stay integers while the result is
-      exact (+ - * without overflow); / always gives a fraction. A missing or null
-      property, a word or a boolean in arithmetic, or a division by zero gives null; + does
-      not join text (use --set for that). A comparison, and, or, not give true or false.
+      --compute takes an expression, the language of --where in filter (see filter --help
+      and docs/pipelines.md, "Expressions"): arithmetic + - * /, a leading -, parentheses,
+      || to join text, case when ... then ... else ... end, and functions such as
+      lower(name), round(area, 1), coalesce(name, 'unknown') and area_m2(); a name with
+      '-' goes in double quotes ("stroke-width" * 2), and a - b subtracts. A string that
+      holds a number counts as that number, so "population / 1000" works on CSV input.
+      Integers stay integers while the result is exact (+ - * without overflow); / always
+      gives a fraction. A missing or null property, a word or a boolean in arithmetic, or a
+      division by zero gives null; + does not join text (|| does). A comparison, and, or,
+      not give true or false, or null when unknown (a comparison with null).
 
       --keep, --drop and --rename take property names; features without properties
       ("properties": null) get them only from --set and --compute.
@@ -45,6 +48,9 @@ final class SelectStage: Stage {
       "geopipe read places.csv | geopipe select --compute 'thousands=population / 1000' "
         + "--compute 'big=population > 1000000'",
       "geopipe read world.geojson | geopipe select --drop marker-color --rename kind=type",
+      "geopipe read places.csv | geopipe select --compute \"label=upper(name) || ' (' || country || ')'\"",
+      "geopipe read world.geojson | geopipe select --compute 'km2=round(area_m2() / 1e6, 1)' "
+        + "--compute \"size=case when area_m2() > 1e12 then 'large' else 'small' end\"",
     ],
     options: [
       OptionSpec(

@@ -16,6 +16,8 @@ final class StyleStage: Stage {
         a template     --title '{name}, {admin1}'   --description 'pop. {population:,}'
         a match rule   --marker-color 'match(kind, city: #d33, town: #36c, else: #999)'
         a steps rule   --marker-size 'steps(population, small, 100000: medium, 1e6: large)'
+        a case         --marker-color "case when population > 1e6 and capital then '#d33'
+                                       when name like 'San%' then '#36c' else '#999' end"
       Templates name properties in braces, bare or double-quoted ({"geopipe:rank"}), with
       an optional number format: {x:,} groups thousands, {x:.1f} fixes the decimals,
       {x:.0%} shows a percentage; {{ and }} are literal braces.
@@ -27,7 +29,11 @@ final class StyleStage: Stage {
       non-numeric property gets nothing.
       In rules, bare words end at ',', ':' or ')'; quote other text in 'single' or "double"
       quotes (double the quote inside). PROP is bare or double-quoted; each OUT is a constant
-      or a template. A value starting with match( or steps( is a rule. Rules and templates
+      or a template. A value starting with match( or steps( is a rule.
+      A value starting with the word case is an expression in the language of filter
+      --where (see docs/pipelines.md, "Expressions"): its value, as text, is set; null (no
+      branch holds and no else) sets nothing. Its constant outputs are checked before the
+      run; a computed one not valid for its key is not set and counted in the warning. Rules and templates
       read the properties as they were before this stage. Pipeline files take the same text
       (in YAML, quote it: '#' after a space starts a comment).
       Colours are #rgb or #rrggbb; marker-size is small, medium or large; opacities are
@@ -46,6 +52,7 @@ final class StyleStage: Stage {
       "geopipe read places.csv | geopipe style --marker-size 'steps(population, small, 1000000: medium, 5000000: large)'",
       "geopipe read parks.geojson | geopipe style --fill '#3a3' --fill-opacity 0.4 --stroke '#060' --stroke-width 1.5",
       "geopipe read places.csv | geopipe style --priority 'steps(population, low, 2000000: high)' --strict",
+      "geopipe read places.csv | geopipe style --marker-color \"case when lower(country) in ('fr', 'be') then '#00f' else '#999' end\"",
     ],
     options: StyleKey.all.map { key in
       OptionSpec(
@@ -128,6 +135,17 @@ final class StyleStage: Stage {
       case .steps(let rule):
         guard let output = rule.output(for: properties) else { continue }
         template = output
+      case .expression(let expression):
+        guard let text = expression.evaluate(feature).expressionText else { continue }
+        if let problem = key.problem(with: text) {
+          if strict { throw failure("\(key.option) from a case expression: \(problem.message)") }
+          isInvalid = true
+          if invalidExample == nil { invalidExample = "\(key.option): \(problem.message)" }
+          continue
+        }
+        styled[key.property] = key.value(of: text)
+        changed = true
+        continue
       }
       var missing = 0
       let text = template.render(properties, missing: &missing)
@@ -204,6 +222,7 @@ extension StyleValue {
         + (rule.otherwise?.propertyNames ?? [])
     case .steps(let rule):
       [rule.property] + rule.base.propertyNames + rule.stops.flatMap(\.output.propertyNames)
+    case .expression(let expression): expression.propertyNames
     }
   }
 }

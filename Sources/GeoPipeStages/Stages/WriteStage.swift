@@ -10,7 +10,8 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       OptionSpec(
         "output-format", .choice(["auto"] + Formats.writable.map(\.name)), default: "auto",
         help: "The output format; by default from the extension ("
-          + Formats.writable.flatMap { $0.extensions.map { "." + $0 } }.joined(separator: ", ")
+          + Formats.writable.flatMap { $0.writtenExtensions.map { "." + $0 } }.joined(
+            separator: ", ")
           + "; text formats optionally .gz)."),
       OptionSpec("rs", .flag, help: "GeoJSONSeq: start each record with RS (RFC 8142)."),
       OptionSpec(
