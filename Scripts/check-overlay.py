@@ -11,23 +11,20 @@ every answer is compared with shapely's (GEOS) on the same inputs. Exits 1 on an
 import gzip
 import json
 import random
-import subprocess
 import sys
 
 from shapely.geometry import box, shape
 from shapely.ops import unary_union
 from shapely.prepared import prep
 
+from geopipe_runner import run_geopipe
+
 geopipe, work = sys.argv[1], sys.argv[2]
 failures = 0
 
 
 def run(args, stdin_path):
-    with open(stdin_path, "rb") as stdin:
-        out = subprocess.run([geopipe, *args, "--quiet"], stdin=stdin, capture_output=True)
-    if out.returncode != 0:
-        sys.exit(f"geopipe {' '.join(args)} failed: {out.stderr.decode()}")
-    return [json.loads(line) for line in out.stdout.decode().splitlines() if line]
+    return run_geopipe(geopipe, args, stdin_path)
 
 
 def fail(message):

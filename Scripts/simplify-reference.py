@@ -20,19 +20,16 @@ import gzip
 import heapq
 import json
 import math
-import subprocess
 import sys
+
+from geopipe_runner import run_geopipe
 
 geopipe, work = sys.argv[1], sys.argv[2]
 failures = 0
 
 
 def run(args, stdin_path):
-    with open(stdin_path, "rb") as stdin:
-        out = subprocess.run([geopipe, *args, "--quiet"], stdin=stdin, capture_output=True)
-    if out.returncode != 0:
-        sys.exit(f"geopipe {' '.join(args)} failed: {out.stderr.decode()}")
-    return [json.loads(line) for line in out.stdout.decode().splitlines() if line]
+    return run_geopipe(geopipe, args, stdin_path)
 
 
 def layer(name):

@@ -117,6 +117,20 @@ check() { # TOOL FILE EXPECTED
   [ "$got" = "$3" ] || die "$1 wrote $got features to $2, expected $3"
 }
 
+# LABEL FORMAT REF N [LAYER]: both tools read REF (N features; ogr2ogr the layer LAYER) to
+# GeoJSONSeq.
+read_back() {
+  local label=$1 fmt=$2 ref=$3 n=$4 layer=${5:-} out
+  out=$W/$label-from-$fmt-geopipe.geojsonl
+  measure "$label $fmt → GeoJSONSeq" geopipe "$ref" "$out" "$RUNS" \
+    "$GEOPIPE" convert --quiet "$ref" "$out"
+  check geopipe "$out" "$n"
+  out=$W/$label-from-$fmt-ogr2ogr.geojsonl
+  measure "$label $fmt → GeoJSONSeq" ogr2ogr "$ref" "$out" "$RUNS" \
+    ogr2ogr -f GeoJSONSeq "$out" "$ref" ${layer:+"$layer"}
+  check ogr2ogr "$out" "$n"
+}
+
 # LABEL FILE FORMAT: write FILE (GeoJSONSeq) as FORMAT with both tools, then read back the
 # file ogr2ogr wrote with both tools.
 both_ways() {
@@ -130,20 +144,13 @@ both_ways() {
   measure "$label GeoJSONSeq → $fmt" ogr2ogr "$in" "$ref" "$RUNS" \
     ogr2ogr -f "$(driver "$fmt")" "$ref" "$in"
   check ogr2ogr "$ref" "$n"
-  out=$W/$label-from-$fmt-geopipe.geojsonl
-  measure "$label $fmt → GeoJSONSeq" geopipe "$ref" "$out" "$RUNS" \
-    "$GEOPIPE" convert --quiet "$ref" "$out"
-  check geopipe "$out" "$n"
-  out=$W/$label-from-$fmt-ogr2ogr.geojsonl
-  measure "$label $fmt → GeoJSONSeq" ogr2ogr "$ref" "$out" "$RUNS" \
-    ogr2ogr -f GeoJSONSeq "$out" "$ref"
-  check ogr2ogr "$out" "$n"
+  read_back "$label" "$fmt" "$ref" "$n"
 }
 
 # LABEL FILE FORMAT [LAYER]: ogr2ogr writes FILE (GeoJSONSeq) as FORMAT (GPX or KML, which
 # geopipe reads but does not write), then both tools read it back (ogr2ogr the layer LAYER).
 read_only() {
-  local label=$1 in=$2 fmt=$3 layer=${4:-} n ref out
+  local label=$1 in=$2 fmt=$3 layer=${4:-} n ref
   n=$(count "$in")
   ref=$W/$label-ogr2ogr.$fmt
   if [ ! -s "$ref" ]; then
@@ -152,14 +159,7 @@ read_only() {
     [ "$fmt" = gpx ] && options=(-dsco GPX_USE_EXTENSIONS=YES)
     ogr2ogr -f "$(driver "$fmt")" "${options[@]}" "$ref" "$in"
   fi
-  out=$W/$label-from-$fmt-geopipe.geojsonl
-  measure "$label $fmt → GeoJSONSeq" geopipe "$ref" "$out" "$RUNS" \
-    "$GEOPIPE" convert --quiet "$ref" "$out"
-  check geopipe "$out" "$n"
-  out=$W/$label-from-$fmt-ogr2ogr.geojsonl
-  measure "$label $fmt → GeoJSONSeq" ogr2ogr "$ref" "$out" "$RUNS" \
-    ogr2ogr -f GeoJSONSeq "$out" "$ref" ${layer:+"$layer"}
-  check ogr2ogr "$out" "$n"
+  read_back "$label" "$fmt" "$ref" "$n" "$layer"
 }
 
 BIG=$(points "$POINTS")
