@@ -46,7 +46,7 @@ var targets: [Target] = [
   .target(
     name: "GeoPipeShapefile", dependencies: ["GeoPipeCore", "GeoPipeIO", "CShapelib"],
     swiftSettings: fast),
-  // GPX and KML, read with libxml2's streaming reader.
+  // GPX and KML, read with libxml2's SAX2 push parser.
   .target(
     name: "GeoPipeXML", dependencies: ["GeoPipeCore", "GeoPipeIO", "CLibXML2"],
     swiftSettings: fast),
