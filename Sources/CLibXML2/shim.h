@@ -4,8 +4,7 @@
    handler structures those headers describe (they are used through pointers only), so they
    are declared without the ICU members here. */
 #undef LIBXML_ICU_ENABLED
-#include <libxml/xmlreader.h>
-#include <libxml/SAX2.h>
+#include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/xmlerror.h>
 

@@ -22,8 +22,6 @@ final class RTreeEntrySorter {
   /// The runs in the scratch file: where each starts and how many entries it holds.
   private var runs: [(offset: Int, count: Int)] = []
   private var written = 0
-  /// The entries appended.
-  private(set) var count = 0
 
   /// A sorter that spills runs of `chunk` entries to a scratch file in `folder`, for the
   /// output `output` (named in errors).
@@ -35,7 +33,6 @@ final class RTreeEntrySorter {
 
   func append(_ entry: RTreeEntry) throws {
     buffer.append(entry)
-    count += 1
     if buffer.count >= chunk { try spill() }
   }
 

@@ -1,12 +1,6 @@
 internal import CShapelib
 import Synchronization
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The file hooks geopipe hands shapelib (`SAHooks`): its errors are kept for geopipe's own
 /// messages instead of printed, and files it creates by name are mapped to the temporary files
 /// of geopipe's atomic outputs.
