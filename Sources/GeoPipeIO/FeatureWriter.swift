@@ -97,12 +97,6 @@ public class BufferedFeatureWriter {
     if text.bytes.count >= flushThreshold { try flush() }
   }
 
-  /// Appends encoded text, flushing when the buffer is full.
-  func append(_ encoded: [UInt8]) throws {
-    text.bytes.append(contentsOf: encoded)
-    try flushIfFull()
-  }
-
   func flush() throws {
     guard !text.bytes.isEmpty else { return }
     try text.bytes.withUnsafeBytes { try sink.write($0) }
@@ -113,63 +107,6 @@ public class BufferedFeatureWriter {
   public func abort() { sink.abort() }
 }
 
-/// Encodes features as GeoJSON text, on worker threads when asked, keeping their order.
-final class FeatureEncoding {
-  typealias Encode = @Sendable (Feature, inout JSONTextWriter) -> Void
-  private let encode: Encode
-  private let pool: OrderedTaskPool<[Feature], [UInt8]>?
-  private var batch: [Feature] = []
-  private let batchSize = 1024
-  private let limit: Int
-
-  init(threads: Int, encode: @escaping Encode) {
-    self.encode = encode
-    pool =
-      threads > 1
-      ? OrderedTaskPool(workers: threads) { features in
-        var text = JSONTextWriter()
-        text.bytes.reserveCapacity(features.count * 256)
-        for feature in features { encode(feature, &text) }
-        return text.bytes
-      } : nil
-    limit = threads + 1
-  }
-
-  deinit {
-    pool?.cancel()
-  }
-
-  /// Whether features are encoded on worker threads.
-  var isParallel: Bool { pool != nil }
-
-  /// Encodes a feature into `text` on this thread.
-  func encode(_ feature: Feature, into text: inout JSONTextWriter) {
-    encode(feature, &text)
-  }
-
-  /// Queues a feature for the workers, and hands over whatever encoded text is ready, in
-  /// order, with `output`.
-  func submit(_ feature: Feature, output: ([UInt8]) throws -> Void) throws {
-    guard let pool else { return }
-    batch.append(feature)
-    guard batch.count >= batchSize else { return }
-    pool.submit(batch)
-    batch = []
-    batch.reserveCapacity(batchSize)
-    while let encoded = pool.next(waiting: pool.inFlight >= limit) { try output(encoded) }
-  }
-
-  /// Encodes what is queued and hands over all remaining text.
-  func flush(output: ([UInt8]) throws -> Void) throws {
-    guard let pool else { return }
-    if !batch.isEmpty {
-      pool.submit(batch)
-      batch = []
-    }
-    while pool.inFlight > 0, let encoded = pool.next(waiting: true) { try output(encoded) }
-  }
-}
-
 /// Writes one compact Feature per line, or RS-delimited (RFC 8142).
 public final class GeoJSONSeqWriter: BufferedFeatureWriter, FeatureWriter {
   private let encoding: FeatureEncoding
@@ -178,7 +115,7 @@ public final class GeoJSONSeqWriter: BufferedFeatureWriter, FeatureWriter {
   public init(sink: ByteSink, options: WriteOptions = WriteOptions()) {
     let encoder = GeoJSONEncoder(rewind: options.rewind, precision: options.precision)
     let separator = options.recordSeparator
-    encoding = FeatureEncoding(threads: options.threads) { feature, text in
+    encoding = FeatureEncoding(threads: options.threads, sink: sink) { feature, _, text in
       if separator { text.bytes.append(0x1E) }
       encoder.encode(feature, into: &text)
       text.bytes.append(0x0A)
@@ -189,7 +126,7 @@ public final class GeoJSONSeqWriter: BufferedFeatureWriter, FeatureWriter {
   /// Writes one feature and a line break.
   public func write(_ feature: Feature) throws {
     if encoding.isParallel {
-      try encoding.submit(feature) { try append($0) }
+      try encoding.submit(feature)
     } else {
       encoding.encode(feature, into: &text)
       try flushIfFull()
@@ -198,30 +135,36 @@ public final class GeoJSONSeqWriter: BufferedFeatureWriter, FeatureWriter {
 
   /// Flushes and commits.
   public func finish() throws {
-    try encoding.flush { try append($0) }
+    try encoding.flush()
     try flush()
     try sink.commit()
   }
 
   /// Writes out what is buffered, so a consumer downstream sees it now.
   public func flushNow() throws {
-    try encoding.flush { try append($0) }
+    try encoding.flush()
     try flush()
+  }
+
+  /// Discards the output.
+  public override func abort() {
+    encoding.cancel()
+    super.abort()
   }
 }
 
 /// Writes a FeatureCollection, one feature per line.
 public final class GeoJSONWriter: BufferedFeatureWriter, FeatureWriter {
   private let encoding: FeatureEncoding
-  private var started = false
   /// Members written after the features array (the input collection's `name` and the like).
   public var collectionMembers = JSONObject()
 
   /// Creates a writer.
   public init(sink: ByteSink, options: WriteOptions = WriteOptions()) {
     let encoder = GeoJSONEncoder(rewind: options.rewind, precision: options.precision)
-    encoding = FeatureEncoding(threads: options.threads) { feature, text in
-      text.raw(",\n")
+    encoding = FeatureEncoding(threads: options.threads, sink: sink) { feature, first, text in
+      // Every feature but the first has a comma before it.
+      text.raw(first ? "\n" : ",\n")
       encoder.encode(feature, into: &text)
     }
     super.init(sink: sink)
@@ -232,24 +175,20 @@ public final class GeoJSONWriter: BufferedFeatureWriter, FeatureWriter {
 
   /// Writes one feature.
   public func write(_ feature: Feature) throws {
-    if encoding.isParallel {
-      try encoding.submit(feature) { try appendFeatures($0) }
+    guard encoding.isParallel else {
+      encoding.encode(feature, into: &text)
+      try flushIfFull()
       return
     }
-    let before = text.bytes.count
-    encoding.encode(feature, into: &text)
-    if !started {
-      // The first feature has no comma before it.
-      started = true
-      text.bytes.remove(at: before)
-    }
-    try flushIfFull()
+    // The collection's opening goes out before the writer thread writes the first features.
+    if encoding.count == 0 { try flush() }
+    try encoding.submit(feature)
   }
 
   /// Closes the collection, flushes and commits.
   public func finish() throws {
-    try encoding.flush { try appendFeatures($0) }
-    text.raw(started ? "\n]" : "]")
+    try encoding.flush()
+    text.raw(encoding.count > 0 ? "\n]" : "]")
     for member in collectionMembers.members
     where member.key != "type" && member.key != "features" && member.key != "crs" {
       text.bytes.append(0x2C)
@@ -262,13 +201,9 @@ public final class GeoJSONWriter: BufferedFeatureWriter, FeatureWriter {
     try sink.commit()
   }
 
-  /// Appends encoded features, each led by ",\n"; the first one's comma is dropped.
-  private func appendFeatures(_ encoded: [UInt8]) throws {
-    if started {
-      try append(encoded)
-    } else {
-      started = true
-      try append(Array(encoded.dropFirst()))
-    }
+  /// Discards the output.
+  public override func abort() {
+    encoding.cancel()
+    super.abort()
   }
 }
