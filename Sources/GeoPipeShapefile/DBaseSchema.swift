@@ -20,6 +20,22 @@ struct DBaseSchema {
 
   private(set) var columns: [Column] = []
   private var index: [String: Int] = [:]
+  /// The names and columns of the properties at each position of the last feature: features
+  /// of one file mostly list the same properties in the same order, and comparing a name with
+  /// the same string is cheaper than hashing it.
+  private var recent: [(name: String, column: Int)] = []
+
+  /// The column of property `name`, the `position`-th of its feature, added when new.
+  mutating func column(_ name: String, position: Int) -> Int {
+    if position < recent.count, recent[position].name == name { return recent[position].column }
+    let k = column(name)
+    if position < recent.count {
+      recent[position] = (name, k)
+    } else if position == recent.count {
+      recent.append((name, k))
+    }
+    return k
+  }
 
   /// The column of property `name`, added when new.
   mutating func column(_ name: String) -> Int {

@@ -30,6 +30,8 @@ final class ShapefileWriter: FeatureWriter {
   private let truncateStrings: Bool
   private let scratch: ScratchFile
   private var buffer = ScratchBuffer()
+  /// Where a number's text is made before it is buffered (reused, not allocated per value).
+  private var numberText = JSONTextWriter()
   private var schema = DBaseSchema()
   private var sets: [Category: SetStats] = [:]
   private var firstCategory: Category?
@@ -183,28 +185,32 @@ final class ShapefileWriter: FeatureWriter {
 
   private func encode(_ properties: JSONObject) throws {
     buffer.append(UInt32(properties.count))
-    for member in properties {
-      let column = schema.column(member.key)
+    for (position, member) in properties.enumerated() {
+      let column = schema.column(member.key, position: position)
       buffer.append(UInt32(column))
       switch member.value {
       case .null:
         buffer.append(UInt8(0))
       case .integer(let n):
-        var text = JSONTextWriter()
-        text.writeInteger(n)
-        schema.noteInteger(column, width: text.bytes.count)
+        numberText.bytes.removeAll(keepingCapacity: true)
+        numberText.writeInteger(n)
+        schema.noteInteger(column, width: numberText.bytes.count)
         buffer.append(UInt8(1))
-        buffer.append(text.bytes)
+        buffer.append(numberText.bytes)
       case .double(let x):
-        var text = JSONTextWriter()
-        text.writeFloat(x)
-        schema.noteReal(column, width: text.bytes.count)
+        numberText.bytes.removeAll(keepingCapacity: true)
+        numberText.writeFloat(x)
+        schema.noteReal(column, width: numberText.bytes.count)
         buffer.append(UInt8(2))
-        buffer.append(text.bytes)
+        buffer.append(numberText.bytes)
       case .bool(let b):
         schema.noteBool(column, value: b)
         buffer.append(UInt8(3))
         buffer.append(b ? Array("true".utf8) : Array("false".utf8))
+      case .string(let s) where s.utf8.count <= 254:
+        schema.noteText(column, width: s.utf8.count)
+        buffer.append(UInt8(4))
+        buffer.append(s.utf8)
       case .string(let s):
         let bytes = try checked(Array(s.utf8), field: member.key)
         schema.noteText(column, width: bytes.count)
@@ -535,7 +541,7 @@ struct ScratchBuffer {
   }
 
   /// A length-prefixed byte string.
-  mutating func append(_ text: [UInt8]) {
+  mutating func append<Text: Collection<UInt8>>(_ text: Text) {
     append(UInt32(text.count))
     bytes.append(contentsOf: text)
   }
