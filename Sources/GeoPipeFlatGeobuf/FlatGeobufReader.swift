@@ -11,17 +11,19 @@ import GeoPipeIO
 /// checked against the bytes there are; a corrupt file is a data error naming the file, the
 /// feature and its byte offset.
 public final class FlatGeobufReader: FeatureReader {
-  private let name: String
-  private let header: FGBHeader
-  private var columns: [FGBColumn]
-  private var names: [String]
-  private var values: [JSONValue] = []
+  let name: String
+  let header: FGBHeader
+  var decoder: FGBFeatureDecoder
   private var source: Source
   /// The file offset where the features begin.
   private let featuresStart: Int
-  private var index = 0
-  private var featureOffset = 0
+  /// The index of the feature being read (sliced, when decoding in batches).
+  var index = 0
+  /// The file offset of the feature being read.
+  var featureOffset = 0
   private let maxRecordSize: Int
+  /// Features decoded on worker threads, a batch at a time; nil when decoding here.
+  var batches: FGBDecodeBatches?
 
   private enum Source {
     case sequential(SequentialInput)
@@ -88,9 +90,11 @@ public final class FlatGeobufReader: FeatureReader {
       featuresStart = 12 + headerSize + indexSize
       source = .sequential(sequential)
     }
-    columns = header.columns
-    names = columns.map(\.name)
+    decoder = FGBFeatureDecoder(header: header)
     declaredCRS = header.declaredCRS
+    if options.threads > 1, decoder.headerHasColumns, case .sequential = source {
+      batches = FGBDecodeBatches(workers: options.threads, decoder: decoder, name: name)
+    }
   }
 
   /// The layer `geopipe layers` describes.
@@ -108,27 +112,10 @@ public final class FlatGeobufReader: FeatureReader {
 
   /// The next feature in file order (of those the index found, with a bounding box).
   public func next() throws -> Feature? {
+    if let batches { return try batches.next(slicing: self) }
     switch source {
     case .sequential(let input):
-      featureOffset = input.offset
-      let available = try input.fill(4)
-      if available == 0 {
-        if header.featuresCount > 0, UInt64(index) < header.featuresCount {
-          throw featureError(
-            "the file ends after \(index) of the header's \(header.featuresCount) features")
-        }
-        return nil
-      }
-      if header.featuresCount > 0, UInt64(index) >= header.featuresCount {
-        throw featureError(
-          "the file holds more than the header's \(header.featuresCount) features")
-      }
-      guard available == 4 else { throw featureError("the file ends inside the feature") }
-      let size = Int(input.bytes(4).loadUnaligned(as: UInt32.self).littleEndian)
-      try checkSize(size)
-      guard try input.fill(4 + size) == 4 + size else {
-        throw featureError("the feature's \(size) bytes run past the end of the file")
-      }
+      guard let size = try nextRecord(input) else { return nil }
       let feature = try decodeFeature(
         UnsafeRawBufferPointer(rebasing: input.bytes(4 + size)[4...]))
       input.consume(4 + size)
@@ -165,32 +152,40 @@ public final class FlatGeobufReader: FeatureReader {
     }
   }
 
+  /// Fills the input with the next feature's record (its size and bytes) and returns the size,
+  /// or nil at the end of the file; the caller consumes the record.
+  func nextRecord(_ input: SequentialInput) throws -> Int? {
+    featureOffset = input.offset
+    let available = try input.fill(4)
+    if available == 0 {
+      if header.featuresCount > 0, UInt64(index) < header.featuresCount {
+        throw featureError(
+          "the file ends after \(index) of the header's \(header.featuresCount) features")
+      }
+      return nil
+    }
+    if header.featuresCount > 0, UInt64(index) >= header.featuresCount {
+      throw featureError(
+        "the file holds more than the header's \(header.featuresCount) features")
+    }
+    guard available == 4 else { throw featureError("the file ends inside the feature") }
+    let size = Int(input.bytes(4).loadUnaligned(as: UInt32.self).littleEndian)
+    try checkSize(size)
+    guard try input.fill(4 + size) == 4 + size else {
+      throw featureError("the feature's \(size) bytes run past the end of the file")
+    }
+    return size
+  }
+
+  /// The sequential input, when the features are read in file order.
+  var sequentialInput: SequentialInput? {
+    if case .sequential(let input) = source { return input }
+    return nil
+  }
+
   private func decodeFeature(_ bytes: UnsafeRawBufferPointer) throws -> Feature {
-    let buffer = FlatBuffer(bytes: bytes)
     do {
-      let table = try buffer.root()
-      var geometry: Geometry?
-      if let geometryTable = try table.table(0) {
-        geometry = try FGBGeometry.decode(geometryTable, type: header.geometryType)
-      }
-      if header.columns.isEmpty, let vector = try table.vector(2, elementSize: 4) {
-        // A feature may carry its own schema when the header has none.
-        columns = try (0..<vector.count).map {
-          try FGBColumn(decoding: table.table(in: vector, at: $0))
-        }
-        names = columns.map(\.name)
-      }
-      var properties = JSONObject()
-      if let vector = try table.vector(1, elementSize: 1) {
-        properties = try FGBProperties.decode(
-          UnsafeRawBufferPointer(rebasing: bytes[vector.start..<vector.start + vector.count]),
-          start: vector.start, columns: columns, names: names, into: &values)
-      } else if !columns.isEmpty {
-        properties = try FGBProperties.decode(
-          UnsafeRawBufferPointer(rebasing: bytes[0..<0]), start: 0, columns: columns,
-          names: names, into: &values)
-      }
-      return Feature(geometry: geometry, properties: properties)
+      return try decoder.decode(bytes)
     } catch let error as FlatBufferError {
       throw featureError(error.message, at: featureOffset + 4 + error.offset)
     }
@@ -204,8 +199,14 @@ public final class FlatGeobufReader: FeatureReader {
     }
   }
 
-  private func featureError(_ message: String, at offset: Int? = nil) -> GeoPipeError {
-    Self.error(name, "feature \(index) (byte \(offset ?? featureOffset)): \(message)")
+  func featureError(_ message: String, at offset: Int? = nil) -> GeoPipeError {
+    Self.featureError(name, index: index, offset: offset ?? featureOffset, message)
+  }
+
+  static func featureError(_ name: String, index: Int, offset: Int, _ message: String)
+    -> GeoPipeError
+  {
+    error(name, "feature \(index) (byte \(offset)): \(message)")
   }
 
   private static func error(_ name: String, _ message: String) -> GeoPipeError {

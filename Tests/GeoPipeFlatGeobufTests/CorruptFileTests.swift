@@ -138,3 +138,38 @@ extension FlatGeobufCorruptFileTests {
     }
   }
 }
+
+extension FlatGeobufCorruptFileTests {
+  /// Decoding in batches on worker threads gives the features and the error that reading on
+  /// one thread gives, for every damaged byte of a file of several batches.
+  @Test func workerThreadsGiveTheSameFeaturesAndErrors() throws {
+    let scratch = try Scratch()
+    defer { scratch.remove() }
+    let features: [Feature] = (0..<2500).map { k in
+      Feature(
+        geometry: .point(Position(x: Double(k % 360) - 180, y: Double(k % 170) - 85)),
+        properties: ["k": .integer(Int64(k)), "s": .string(String(repeating: "x", count: k % 7))])
+    }
+    let path = try scratch.write(features, to: "good.fgb", index: false)
+    let good = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+    #expect(try readAll(path, threads: 3).features == features)
+    let bad = scratch.path("bad.fgb")
+    for position in stride(from: good.count - 1, to: good.count / 2, by: -397) {
+      var bytes = good
+      bytes[position] = 0xFF
+      try Data(bytes).write(to: URL(fileURLWithPath: bad))
+      let one = Result { try readAll(bad).features }
+      let three = Result { try readAll(bad, threads: 3).features }
+      switch (one, three) {
+      case (.success(let a), .success(let b)): #expect(a == b, "byte \(position)")
+      case (.failure(let a), .failure(let b)): #expect("\(a)" == "\(b)", "byte \(position)")
+      default: Issue.record("byte \(position): \(one) but \(three) with worker threads")
+      }
+    }
+    var cut = good
+    cut.removeLast(3)
+    try Data(cut).write(to: URL(fileURLWithPath: bad))
+    let error = dataError { _ = try readAll(bad, threads: 3) }
+    #expect(error?.message.contains("feature 2499 (byte ") == true, "\(String(describing: error))")
+  }
+}

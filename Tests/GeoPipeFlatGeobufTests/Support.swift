@@ -31,10 +31,13 @@ struct Scratch {
 }
 
 /// Reads every feature of a FlatGeobuf file; returns them and the bytes the reader read.
-func readAll(_ path: String, bbox: BBox? = nil) throws -> (features: [Feature], bytesRead: Int) {
+func readAll(_ path: String, bbox: BBox? = nil, threads: Int = 1) throws -> (
+  features: [Feature], bytesRead: Int
+) {
   var options = ReadOptions()
   options.format = FlatGeobuf.format
   options.bbox = bbox
+  options.threads = threads
   let reader = try FeatureReaders.open(path, options: options)
   var features: [Feature] = []
   while let feature = try reader.next() { features.append(feature) }
