@@ -178,6 +178,33 @@ private let hardCases: [String] = [
     #expect(mismatchCount == 0, "e.g. \(mismatches.prefix(10))")
   }
 
+  /// dBASE pads numbers with zeros ("23135.510000000000000"): they are not significant, and
+  /// the value is the one strtod reads.
+  @Test func lenientParserMatchesStrtodOnZeroPaddedFractions() {
+    var generator = SplitMix64(seed: 3)
+    var mismatches: [String] = []
+    for index in 0..<50_000 {
+      let value = Double.random(in: -1e7...1e7, using: &generator)
+      let digits = index % 4 == 0 ? 2 : Int.random(in: 0...8, using: &generator)
+      let short = String(format: "%.\(digits)f", value)
+      for text in [
+        short + String(repeating: "0", count: Int.random(in: 1...20, using: &generator)),
+        short + "0000000000000000000000000e-3",
+        "0.000" + short.filter(\.isNumber) + "00000000000000000000",
+      ] where parseLenient(text)?.bitPattern != reference(text).bitPattern {
+        mismatches.append(text)
+      }
+    }
+    for text in [
+      "23135.510000000000000", "-0.100000000000000000000", "12345678901234567.000",
+      "1234567890123456789.00", "12345678901234567890.00", "100000000000000000000.000",
+    ] where parseLenient(text)?.bitPattern != reference(text).bitPattern {
+      mismatches.append(text)
+    }
+    let mismatchCount = mismatches.count
+    #expect(mismatchCount == 0, "e.g. \(mismatches.prefix(10))")
+  }
+
   @Test func matchesStrtodOnRandomDoubleDescriptions() {
     var generator = SplitMix64(seed: 1)
     var texts: [String] = []

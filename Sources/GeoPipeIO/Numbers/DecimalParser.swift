@@ -56,6 +56,7 @@ func parseDecimalLenient(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
   }
   var digitCount = cursor - mantissaStart
   var exponent = 0
+  var fractionEnd: UnsafePointer<UInt8>?
   if cursor < end && cursor.pointee == UInt8(ascii: ".") {
     cursor += 1
     let fractionStart = cursor
@@ -67,6 +68,7 @@ func parseDecimalLenient(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     }
     exponent = fractionStart - cursor
     digitCount -= exponent
+    fractionEnd = cursor
   }
   guard digitCount > 0 else { return nil }
 
@@ -101,6 +103,23 @@ func parseDecimalLenient(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
     while scan < end && (scan.pointee == UInt8(ascii: "0") || scan.pointee == UInt8(ascii: ".")) {
       if scan.pointee == UInt8(ascii: "0") { digitCount -= 1 }
       scan += 1
+    }
+    // Nor are the zeros that end a fraction ("23135.510000000000000", as dBASE pads numbers).
+    if digitCount > 19, let fractionEnd {
+      var trailing = 0
+      while (fractionEnd - trailing - 1).pointee == UInt8(ascii: "0") { trailing += 1 }
+      if digitCount - trailing <= 19 {
+        mantissa = 0
+        var digit = mantissaStart
+        while digit < fractionEnd - trailing {
+          if digit.pointee != UInt8(ascii: ".") {
+            mantissa = mantissa * 10 + UInt64(digit.pointee &- UInt8(ascii: "0"))
+          }
+          digit += 1
+        }
+        exponent += trailing
+        digitCount -= trailing
+      }
     }
     if digitCount > 19 { return parseWithStrtod(bytes) }
   }
