@@ -83,6 +83,12 @@ public final class CodePage {
     return pages[id].map { "CP\($0)" }
   }
 
+  /// A code page of the same name with a converter of its own, for another thread.
+  public func copy() -> CodePage {
+    guard kind == .iconv else { return CodePage(name: name, kind: kind) }
+    return CodePage.named(name) ?? CodePage(name: name, kind: kind)
+  }
+
   /// Decodes text in this code page.
   public func decode(_ bytes: UnsafeRawBufferPointer) -> String {
     if kind == .utf8 || bytes.allSatisfy({ $0 < 0x80 }) {

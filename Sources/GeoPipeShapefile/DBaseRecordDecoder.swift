@@ -45,7 +45,7 @@ public struct DBaseRecordDecoder {
   public let fields: [DBaseField]
   /// The record length, deletion flag included.
   public let recordLength: Int
-  private let codePage: CodePage
+  private var codePage: CodePage
 
   /// A decoder for records of `fields`, whose text is in `codePage`; nil when a field lies
   /// outside a record of `recordLength` bytes.
@@ -57,6 +57,13 @@ public struct DBaseRecordDecoder {
     self.fields = fields
     self.recordLength = recordLength
     self.codePage = codePage
+  }
+
+  /// The same decoder with a code page of its own, for another thread.
+  public func copy() -> DBaseRecordDecoder {
+    var decoder = self
+    decoder.codePage = codePage.copy()
+    return decoder
   }
 
   /// Whether a record is marked deleted (`*` in its first byte).

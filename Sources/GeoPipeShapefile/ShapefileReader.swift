@@ -21,12 +21,17 @@ final class ShapefileReader: FeatureReader {
   private let folder: TemporaryFolder?
   private(set) var skippedCount = 0
   private(set) var bytesRead = 0
+  /// Properties decoded on worker threads, a batch of records at a time; nil when decoded here.
+  private var batches: ShapefileBatches?
 
   /// Opens the shapefile at `path`, named `name` in messages.
   init(path: String, name: String, options: ReadOptions, folder: TemporaryFolder? = nil) throws {
     table = try ShapefileTable(path: path, name: name, diagnostics: options.diagnostics)
     self.options = options
     self.folder = folder
+    if options.threads > 1, options.onError == .fail, let decoder = table.decoder {
+      batches = ShapefileBatches(workers: options.threads, decoder: decoder, name: name)
+    }
   }
 
   var collectionMembers: JSONObject { JSONObject() }
@@ -34,6 +39,11 @@ final class ShapefileReader: FeatureReader {
   var declaredCRS: String? { table.crs }
 
   func next() throws -> Feature? {
+    if let batches {
+      let feature = try batches.next(table: table, index: &index)
+      if index > 0 { bytesRead = table.bytesRead(through: index - 1) }
+      return feature
+    }
     while index < table.count {
       let record = index
       index += 1
@@ -68,7 +78,8 @@ final class ShapefileTable {
   let bounds: BBox?
   private let shp: SHPHandle
   private let dbf: DBFHandle?
-  private let decoder: DBaseRecordDecoder?
+  /// The `.dbf`'s record decoder, nil without a `.dbf`.
+  let decoder: DBaseRecordDecoder?
 
   init(path: String, name: String, diagnostics: @Sendable (ReadDiagnostic) -> Void) throws {
     self.name = name
@@ -195,26 +206,37 @@ final class ShapefileTable {
   /// The feature of record `record`, or nil when the record is deleted.
   func feature(_ record: Int) throws -> Feature? {
     var properties = JSONObject()
-    if let dbf, let decoder {
-      _ = ShapelibHooks.takeError()
-      guard let tuple = DBFReadTuple(dbf, Int32(record)) else {
-        throw failure(record, "the .dbf record cannot be read", detail: ShapelibHooks.takeError())
-      }
-      let bytes = UnsafeRawBufferPointer(start: tuple, count: decoder.recordLength)
-      if DBaseRecordDecoder.isDeleted(bytes) { return nil }
+    if let decoder {
+      guard let bytes = try dbfRecord(record) else { return nil }
       do {
         properties = try decoder.decode(bytes)
       } catch {
         throw failure(record, "field '\(error.field)': \(error.message)")
       }
     }
+    return Feature(geometry: try shape(record), properties: properties)
+  }
+
+  /// The bytes of `.dbf` record `record` (valid until the next record is read; empty without a
+  /// `.dbf`), or nil when the record is deleted.
+  func dbfRecord(_ record: Int) throws -> UnsafeRawBufferPointer? {
+    guard let dbf, let decoder else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+    _ = ShapelibHooks.takeError()
+    guard let tuple = DBFReadTuple(dbf, Int32(record)) else {
+      throw failure(record, "the .dbf record cannot be read", detail: ShapelibHooks.takeError())
+    }
+    let bytes = UnsafeRawBufferPointer(start: tuple, count: decoder.recordLength)
+    return DBaseRecordDecoder.isDeleted(bytes) ? nil : bytes
+  }
+
+  /// The geometry of record `record`.
+  func shape(_ record: Int) throws -> Geometry? {
     _ = ShapelibHooks.takeError()
     guard let object = SHPReadObject(shp, Int32(record)) else {
       throw failure(record, "the shape cannot be read", detail: ShapelibHooks.takeError())
     }
     defer { SHPDestroyObject(object) }
-    let geometry = try self.geometry(object.pointee, record: record)
-    return Feature(geometry: geometry, properties: properties)
+    return try geometry(object.pointee, record: record)
   }
 
   private func geometry(_ shape: SHPObject, record: Int) throws -> Geometry? {
@@ -263,6 +285,13 @@ final class ShapefileTable {
   }
 
   private func failure(_ record: Int, _ message: String, detail: String? = nil) -> GeoPipeError {
+    Self.failure(name, record, message, detail: detail)
+  }
+
+  /// The error of record `record` of the shapefile named `name`.
+  static func failure(_ name: String, _ record: Int, _ message: String, detail: String? = nil)
+    -> GeoPipeError
+  {
     let detail = detail.map { " (\($0))" } ?? ""
     return GeoPipeError.data("\(name): record \(record + 1): \(message)\(detail)", at: nil)
   }

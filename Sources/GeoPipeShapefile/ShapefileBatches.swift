@@ -1,0 +1,83 @@
+import GeoPipeCore
+import GeoPipeIO
+
+/// Shapefile records read in batches, their `.dbf` records decoded on worker threads
+/// (`BatchedDecoding`): the reading thread reads the shapes and copies the records' bytes, and
+/// workers, each with a code page of its own, turn the bytes into properties.
+final class ShapefileBatches {
+  struct Batch: Sendable {
+    /// The record numbers.
+    var records: [Int] = []
+    /// Their shapes.
+    var geometries: [Geometry?] = []
+    /// Their `.dbf` records, one after another.
+    var bytes: [UInt8] = []
+  }
+
+  /// The decoder the workers copy; it is only read.
+  private struct Template: @unchecked Sendable {
+    let decoder: DBaseRecordDecoder
+  }
+
+  private let decoding: BatchedDecoding<Batch>
+  /// An error met while reading a batch, thrown once the records before it are out.
+  private var pendingFailure: (any Error)?
+  private let batchRecords = 1024
+
+  init(workers: Int, decoder: DBaseRecordDecoder, name: String) {
+    let template = Template(decoder: decoder)
+    decoding = BatchedDecoding(workers: workers) { batch in
+      Self.decode(batch, decoder: template.decoder.copy(), name: name)
+    }
+  }
+
+  /// The next feature; `index` is the next record to read.
+  func next(table: ShapefileTable, index: inout Int) throws -> Feature? {
+    try decoding.next { try cut(table, &index) }
+  }
+
+  private func cut(_ table: ShapefileTable, _ index: inout Int) throws -> Batch? {
+    if let failure = pendingFailure {
+      pendingFailure = nil
+      throw failure
+    }
+    var batch = Batch()
+    do {
+      while batch.records.count < batchRecords && index < table.count {
+        let record = index
+        index += 1
+        guard let bytes = try table.dbfRecord(record) else { continue }
+        batch.bytes.append(contentsOf: bytes)
+        batch.geometries.append(try table.shape(record))
+        batch.records.append(record)
+      }
+    } catch {
+      guard !batch.records.isEmpty else { throw error }
+      pendingFailure = error
+    }
+    return batch.records.isEmpty ? nil : batch
+  }
+
+  private static func decode(_ batch: Batch, decoder: DBaseRecordDecoder, name: String)
+    -> DecodedBatch
+  {
+    var decoded = DecodedBatch()
+    decoded.features.reserveCapacity(batch.records.count)
+    let length = decoder.recordLength
+    batch.bytes.withUnsafeBytes { bytes in
+      for k in batch.records.indices {
+        do {
+          let properties = try decoder.decode(
+            UnsafeRawBufferPointer(rebasing: bytes[k * length..<(k + 1) * length]))
+          decoded.features.append(Feature(geometry: batch.geometries[k], properties: properties))
+        } catch {
+          let failure = error as? DBaseValueError ?? DBaseValueError(field: "", message: "\(error)")
+          decoded.failure = ShapefileTable.failure(
+            name, batch.records[k], "field '\(failure.field)': \(failure.message)")
+          return
+        }
+      }
+    }
+    return decoded
+  }
+}
