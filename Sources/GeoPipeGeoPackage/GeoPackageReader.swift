@@ -15,11 +15,10 @@ final class GeoPackageReader: FeatureReader {
   private let statement: SQLiteStatement
   private let name: String
   private let layer: String
-  private let hasID: Bool
-  private let hasGeometry: Bool
-  private let properties: [(name: String, kind: GeoPackageCatalog.ColumnKind)]
-  private let firstProperty: Int32
+  private let layout: GeoPackageRowLayout
   private let options: ReadOptions
+  /// Rows made into features on worker threads, a batch at a time; nil when made here.
+  private var batches: GeoPackageBatches?
   private var rowsRead = 0
   private(set) var bytesRead = 0
   private(set) var skippedCount = 0
@@ -43,12 +42,11 @@ final class GeoPackageReader: FeatureReader {
       let columns = try catalog.columns(of: table.name)
       let key = columns.first { $0.isPrimaryKey && $0.kind == .integer }
       let geometry = table.geometryColumn.flatMap { name in columns.first { $0.name == name } }
-      hasID = key != nil
-      hasGeometry = geometry != nil
       let rest = columns.filter { $0.name != key?.name && $0.name != geometry?.name }
-      properties = rest.map { ($0.name, $0.kind) }
-      firstProperty = Int32((hasID ? 1 : 0) + (hasGeometry ? 1 : 0))
-      declaredCRS = try hasGeometry ? catalog.crs(srsID: table.srsID) : nil
+      layout = GeoPackageRowLayout(
+        layer: table.name, hasID: key != nil, hasGeometry: geometry != nil,
+        properties: rest.map { ($0.name, $0.kind) })
+      declaredCRS = try geometry != nil ? catalog.crs(srsID: table.srsID) : nil
       var selected = [key, geometry].compactMap { $0.map { quoted($0.name) } }
       selected += rest.map { quoted($0.name) }
       var sql =
@@ -70,83 +68,43 @@ final class GeoPackageReader: FeatureReader {
     } catch let error as SQLiteError {
       throw Self.dataError(error, name: name)
     }
+    if options.threads > 1, options.onError == .fail {
+      batches = GeoPackageBatches(workers: options.threads, layout: layout, name: name)
+    }
   }
 
   func next() throws -> Feature? {
-    while true {
-      let row: Bool
-      do {
-        row = try statement.step()
-      } catch {
-        throw Self.dataError(error, name: name)
-      }
-      guard row else { return nil }
+    if let batches {
+      return try batches.next(
+        statement, layout: layout, row: &rowsRead, bytesRead: &bytesRead, step: step)
+    }
+    while try step() {
       rowsRead += 1
-      var feature = Feature()
-      if hasID { feature.id = statement.isNull(0) ? nil : .integer(statement.int64(0)) }
-      if hasGeometry {
-        let column: Int32 = hasID ? 1 : 0
-        do {
-          feature.geometry = try geometry(column)
-        } catch {
-          let record =
-            hasID && !statement.isNull(0) ? "fid \(statement.int64(0))" : "row \(rowsRead)"
-          let message = "layer '\(layer)', \(record): \(error)"
-          guard options.onError == .skip else {
-            throw GeoPipeError.data("\(name): \(message)", at: nil, problem: .structure)
-          }
-          skippedCount += 1
-          options.diagnostics(
-            ReadDiagnostic(
-              severity: .warning, message: "\(name): skipped \(message)", problem: .structure))
-          continue
+      do {
+        return try layout.feature(row: rowsRead) { k in
+          let cell = GeoPackageCell(statement, Int32(k))
+          if case .blob(let bytes) = cell { bytesRead += bytes.count }
+          return cell
         }
+      } catch {
+        guard options.onError == .skip else {
+          throw GeoPipeError.data("\(name): \(error.message)", at: nil, problem: .structure)
+        }
+        skippedCount += 1
+        options.diagnostics(
+          ReadDiagnostic(
+            severity: .warning, message: "\(name): skipped \(error.message)",
+            problem: .structure))
       }
-      var object = JSONObject()
-      object.reserveCapacity(properties.count)
-      for (k, property) in properties.enumerated() {
-        object.appendUnchecked(property.name, value(firstProperty + Int32(k), property.kind))
-      }
-      feature.properties = object
-      return feature
     }
+    return nil
   }
 
-  private func geometry(_ column: Int32) throws(GeoPackageBlob.Failure) -> Geometry? {
-    switch statement.type(column) {
-    case .null: return nil
-    case .blob:
-      let decoded = statement.withBytes(column) { bytes in
-        bytesRead += bytes.count
-        return Result { () throws(GeoPackageBlob.Failure) in try GeoPackageBlob.decode(bytes) }
-      }
-      return try decoded.get().geometry
-    default:
-      throw GeoPackageBlob.Failure(message: "the geometry column holds text or a number", offset: 0)
-    }
-  }
-
-  /// A column's value as its declared type says, from what is stored (SQLite keeps any kind in
-  /// any column): INTEGER → integer, REAL → number, BOOLEAN → bool, TEXT/DATE/DATETIME →
-  /// string, BLOB → base64 string.
-  private func value(_ column: Int32, _ kind: GeoPackageCatalog.ColumnKind) -> JSONValue {
-    switch statement.type(column) {
-    case .null: return .null
-    case .integer:
-      let n = statement.int64(column)
-      switch kind {
-      case .real: return .double(Double(n))
-      case .boolean: return .bool(n != 0)
-      case .text: return .string(String(n))
-      default: return .integer(n)
-      }
-    case .real:
-      let x = statement.double(column)
-      return kind == .text ? .string(String(x)) : .double(x)
-    case .text:
-      return .string(statement.text(column))
-    case .blob:
-      return .string(statement.withBytes(column) { Data($0).base64EncodedString() })
+  private func step() throws -> Bool {
+    do {
+      return try statement.step()
+    } catch {
+      throw Self.dataError(error, name: name)
     }
   }
 

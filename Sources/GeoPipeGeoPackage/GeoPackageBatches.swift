@@ -1,0 +1,127 @@
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeSQLite
+
+/// Rows of a GeoPackage table made into features on worker threads (`BatchedDecoding`): the
+/// reading thread steps the statement and copies each row's cells, workers decode the
+/// geometries and make the properties.
+final class GeoPackageBatches {
+  /// Rows copied from the statement: per cell a tag byte, then 8 bytes of number or a 4-byte
+  /// length and the bytes of text or a blob.
+  struct Batch: Sendable {
+    var bytes: [UInt8] = []
+    /// The 1-based number of each row, for errors.
+    var rows: [Int] = []
+
+    /// Appends the statement's current row of `count` columns; returns the bytes of its blobs.
+    mutating func append(_ statement: SQLiteStatement, columns count: Int, row: Int) -> Int {
+      rows.append(row)
+      var blobBytes = 0
+      for k in 0..<Int32(count) {
+        switch GeoPackageCell(statement, k) {
+        case .null: bytes.append(0)
+        case .integer(let n):
+          bytes.append(1)
+          withUnsafeBytes(of: n) { bytes.append(contentsOf: $0) }
+        case .real(let x):
+          bytes.append(2)
+          withUnsafeBytes(of: x) { bytes.append(contentsOf: $0) }
+        case .text(let text): append(3, text)
+        case .blob(let blob):
+          append(4, blob)
+          blobBytes += blob.count
+        }
+      }
+      return blobBytes
+    }
+
+    private mutating func append(_ tag: UInt8, _ value: UnsafeRawBufferPointer) {
+      bytes.append(tag)
+      withUnsafeBytes(of: UInt32(value.count)) { bytes.append(contentsOf: $0) }
+      bytes.append(contentsOf: value)
+    }
+  }
+
+  private let decoding: BatchedDecoding<Batch>
+  /// An error met while stepping, thrown once the rows before it are out.
+  private var pendingFailure: (any Error)?
+  /// Whether the statement has returned its last row.
+  private var stepped = false
+  private let batchRows = 1024
+  private let batchBytes = 1 << 20
+
+  init(workers: Int, layout: GeoPackageRowLayout, name: String) {
+    decoding = BatchedDecoding(workers: workers) { batch in
+      Self.decode(batch, layout: layout, name: name)
+    }
+  }
+
+  /// The next feature; `step` moves the statement to its next row (false at the end), `row`
+  /// counts the rows read and `bytesRead` the bytes of their blobs.
+  func next(
+    _ statement: SQLiteStatement, layout: GeoPackageRowLayout, row: inout Int,
+    bytesRead: inout Int, step: () throws -> Bool
+  ) throws -> Feature? {
+    try decoding.next {
+      if let failure = pendingFailure {
+        pendingFailure = nil
+        throw failure
+      }
+      // Stepping a statement that has ended would run it again.
+      guard !stepped else { return nil }
+      var batch = Batch()
+      do {
+        while batch.rows.count < batchRows && batch.bytes.count < batchBytes {
+          guard try step() else {
+            stepped = true
+            break
+          }
+          row += 1
+          bytesRead += batch.append(statement, columns: layout.columnCount, row: row)
+        }
+      } catch {
+        guard !batch.rows.isEmpty else { throw error }
+        pendingFailure = error
+      }
+      return batch.rows.isEmpty ? nil : batch
+    }
+  }
+
+  private static func decode(_ batch: Batch, layout: GeoPackageRowLayout, name: String)
+    -> DecodedBatch
+  {
+    var decoded = DecodedBatch()
+    decoded.features.reserveCapacity(batch.rows.count)
+    var cells = [GeoPackageCell](repeating: .null, count: layout.columnCount)
+    batch.bytes.withUnsafeBytes { bytes in
+      var at = 0
+      for row in batch.rows {
+        for k in cells.indices {
+          let tag = bytes[at]
+          at += 1
+          switch tag {
+          case 1, 2:
+            let value = bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+            cells[k] =
+              tag == 1 ? .integer(Int64(bitPattern: value)) : .real(Double(bitPattern: value))
+            at += 8
+          case 3, 4:
+            let count = Int(bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+            let value = UnsafeRawBufferPointer(rebasing: bytes[(at + 4)..<(at + 4 + count)])
+            cells[k] = tag == 3 ? .text(value) : .blob(value)
+            at += 4 + count
+          default: cells[k] = .null
+          }
+        }
+        do {
+          decoded.features.append(try layout.feature(row: row) { cells[$0] })
+        } catch {
+          let message = (error as? GeoPackageRowError)?.message ?? "\(error)"
+          decoded.failure = GeoPipeError.data("\(name): \(message)", at: nil, problem: .structure)
+          return
+        }
+      }
+    }
+    return decoded
+  }
+}
