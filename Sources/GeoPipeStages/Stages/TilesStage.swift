@@ -41,11 +41,12 @@ final class TilesStage: Stage {
         "path", .path, required: true, positional: true,
         help: "The tileset to write: a .mbtiles or .pmtiles file."),
       OptionSpec(
-        "min-zoom", .integer, default: String(TilerOptions().minZoom),
+        "min-zoom", .integer, default: String(TilerOptions().minZoom), short: "Z",
         help: "The lowest zoom to write."),
       OptionSpec(
-        "max-zoom", .integer, default: String(TilerOptions().maxZoom),
-        help: "The highest zoom to write (at most 24)."),
+        "max-zoom", .string, default: String(TilerOptions().maxZoom), short: "z",
+        validate: TilesOptions.zoomOrGuess,
+        help: "The highest zoom to write (at most 24), or g to guess it from the features' spacing."),
       OptionSpec(
         "layer", .string,
         help: "The layer's name (default: the file name without its extension)."),
@@ -64,21 +65,25 @@ final class TilesStage: Stage {
         "name", .string, help: "The tileset's name in its metadata (default: the layer's)."),
       OptionSpec("attribution", .string, default: "", help: "The attribution in the metadata."),
       OptionSpec("description", .string, default: "", help: "The description in the metadata."),
-    ],
+    ] + TilesOptions.specs,
     role: .sink, buffersAll: true,
     make: { values, context in
       .stage(try TilesStage(values: values, threads: context.threads, context: context))
     })
 
-  private let tiler: Tiler
+  let tiler: Tiler
   private let writer: any TilesetWriter
   private let path: String
   private let name: String
   private let attribution: String
   private let description: String
-  private let report: (@Sendable (ReadDiagnostic) -> Void)?
+  let report: (@Sendable (ReadDiagnostic) -> Void)?
   /// Features without geometry, which no tile can hold.
   private var withoutGeometry = 0
+  private var usage: PropertyUsage
+  private let limits: TileSizeLimits
+  let strategy: TileDropStrategy?
+  private let guessesMaxZoom: Bool
 
   init(values: OptionValues, threads: Int, context: StageContext? = nil) throws {
     report = context?.diagnostics
@@ -87,7 +92,10 @@ final class TilesStage: Stage {
     // The option table's defaults are TilerOptions' own; an absent value keeps them.
     var options = TilerOptions()
     if let minZoom = values.integer("min-zoom") { options.minZoom = minZoom }
-    if let maxZoom = values.integer("max-zoom") { options.maxZoom = maxZoom }
+    if let maxZoom = values.string("max-zoom") {
+      options.guessesMaxZoom = maxZoom == "g"
+      options.maxZoom = Int(maxZoom) ?? 24
+    }
     guard (0...24).contains(options.minZoom), (0...24).contains(options.maxZoom) else {
       throw GeoPipeError.usage("--min-zoom and --max-zoom must be between 0 and 24")
     }
@@ -111,6 +119,12 @@ final class TilesStage: Stage {
     options.layer = values.string("layer") ?? stem
     options.layerProperty = values.string("layer-property")
     options.threads = threads
+    try TilesOptions.apply(values, to: &options)
+    usage = PropertyUsage(
+      stage: "tiles", names: TilesOptions.namedProperties(options), strict: values.flag("strict"))
+    limits = options.limits
+    strategy = options.strategy
+    guessesMaxZoom = options.guessesMaxZoom
     name = values.string("name") ?? options.layer
     attribution = values.string("attribution") ?? ""
     description = values.string("description") ?? ""
@@ -137,10 +151,21 @@ final class TilesStage: Stage {
 
   func process(_ feature: Feature, emit: Emit) throws {
     if feature.geometry == nil { withoutGeometry += 1 }
+    usage.observe(feature.properties)
     tiler.add(feature)
   }
 
   func finish(emit: Emit) throws {
+    try usage.finish(report: { report?($0) })
+    if guessesMaxZoom {
+      guard let guess = tiler.guessMaxZoom() else {
+        writer.abort()
+        throw GeoPipeError(
+          "tiles: cannot guess --max-zoom without two distinct feature locations; give a zoom",
+          status: .dataError)
+      }
+      report?(ReadDiagnostic(severity: .note, message: "tiles: \(guess.description)"))
+    }
     if withoutGeometry > 0 {
       report?(
         ReadDiagnostic(
@@ -149,8 +174,9 @@ final class TilesStage: Stage {
             + "without geometry"))
     }
     do {
-      _ = try tiler.write(
+      let summary = try tiler.write(
         to: writer, name: name, attribution: attribution, description: description)
+      reportLimits(summary)
     } catch {
       writer.abort()
       throw error as? GeoPipeError
