@@ -38,7 +38,8 @@ public enum TileAttributeType: String, CaseIterable, Hashable, Sendable {
 
   private static func number(_ value: JSONValue) -> Double? {
     switch value {
-    case .string(let s): Double(s.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
+    case .string(let s):
+      Double(s.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
     case .bool(let b): b ? 1 : 0
     default: value.numberValue
     }

@@ -12,8 +12,6 @@ public enum TileDropStrategy: String, CaseIterable, Hashable, Sendable {
   /// Merges the densest features into the feature before them in the tile's layer, when it is
   /// of the same kind (its properties are kept, theirs are not).
   case coalesceDensest = "coalesce-densest-as-needed"
-  /// Gathers the densest points into clusters (supercluster's, with exact counts).
-  case clusterDensest = "cluster-densest-as-needed"
 
   /// How much of the ratio of the limit to the size is kept at each try (tippecanoe's guesses,
   /// a little under 1 to need fewer tries).

@@ -110,12 +110,11 @@ extension Tiler {
   }
 
   /// A `"geopipe"` member with the features each zoom left out, when any was: per zoom,
-  /// `"dropped"`, `"coalesced"` and `"clustered"`.
+  /// `"dropped"` and `"coalesced"`.
   private func writeCounts(into json: inout JSONTextWriter) {
-    let counts = [
-      ("dropped", summary.dropped), ("coalesced", summary.coalesced),
-      ("clustered", summary.clustered),
-    ].filter { $0.1.values.contains { $0 > 0 } }
+    let counts = [("dropped", summary.dropped), ("coalesced", summary.coalesced)].filter {
+      $0.1.values.contains { $0 > 0 }
+    }
     guard !counts.isEmpty else { return }
     json.raw(",\"geopipe\":{")
     for (k, (name, byZoom)) in counts.enumerated() {

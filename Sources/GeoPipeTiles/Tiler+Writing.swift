@@ -173,7 +173,6 @@ extension Tiler {
     }
     switch strategy {
     case .coalesceDensest: summary.coalesced[z] = removed.count
-    case .clusterDensest: summary.clustered[z] = removed.count
     default: summary.dropped[z, default: 0] += removed.count
     }
   }

@@ -52,8 +52,6 @@ public struct TilesetSummary: Sendable {
   public var dropped: [Int: Int] = [:]
   /// Per zoom, the features merged into a neighbour by `coalesce-densest-as-needed`.
   public var coalesced: [Int: Int] = [:]
-  /// Per zoom, the points that `cluster-densest-as-needed` gathered into clusters.
-  public var clustered: [Int: Int] = [:]
   /// Per property, the values that ``TilerOptions/attributeTypes`` could not convert (left
   /// out of the tiles).
   public var unconverted: [String: Int] = [:]

@@ -6,16 +6,17 @@ import GeoPipeTiles
 /// The options of `tiles` that make tiles fit and choose their properties (tippecanoe's names
 /// and short names), and how they become ``TilerOptions``.
 enum TilesOptions {
-  static let specs: [OptionSpec] = [
-    OptionSpec(
-      "max-tile-bytes", .integer, default: String(TileSizeLimits.defaultMaxBytes), short: "M",
-      help: "The most bytes a tile may have as stored (gzipped)."),
-    OptionSpec(
-      "max-tile-features", .integer, default: String(TileSizeLimits.defaultMaxFeatures),
-      short: "O", help: "The most features a tile may have."),
-    OptionSpec(
-      "no-tile-size-limit", .flag, help: "Check no tile against the size limits."),
-  ]
+  static let specs: [OptionSpec] =
+    [
+      OptionSpec(
+        "max-tile-bytes", .integer, default: String(TileSizeLimits.defaultMaxBytes), short: "M",
+        help: "The most bytes a tile may have as stored (gzipped)."),
+      OptionSpec(
+        "max-tile-features", .integer, default: String(TileSizeLimits.defaultMaxFeatures),
+        short: "O", help: "The most features a tile may have."),
+      OptionSpec(
+        "no-tile-size-limit", .flag, help: "Check no tile against the size limits."),
+    ]
     + TileDropStrategy.allCases.map { strategy in
       OptionSpec(strategy.rawValue, .flag, help: help(strategy))
     }
@@ -88,8 +89,6 @@ enum TilesOptions {
     case .dropSmallest: "Make tiles fit by dropping the smallest features first."
     case .coalesceDensest:
       "Make tiles fit by merging the densest features into the feature before them."
-    case .clusterDensest:
-      "Make tiles fit by gathering the densest points into clusters with exact counts."
     }
   }
 

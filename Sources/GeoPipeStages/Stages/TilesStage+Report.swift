@@ -15,7 +15,8 @@ extension TilesStage {
       report(
         ReadDiagnostic(
           severity: .note,
-          message: "tiles: points thinned below base zoom \(thinning.baseZoom) at drop rate \(rate)"))
+          message: "tiles: points thinned below base zoom \(thinning.baseZoom) at drop rate \(rate)"
+        ))
     }
     let how = strategy.map { " (\($0.rawValue))" } ?? ""
     for (z, count) in summary.dropped.sorted(by: { $0.key < $1.key }) where count > 0 {
@@ -27,13 +28,8 @@ extension TilesStage {
       report(
         ReadDiagnostic(
           severity: .note,
-          message: "tiles: zoom \(z): merged \(plural(count, "feature")) into their neighbours\(how)"))
-    }
-    for (z, count) in summary.clustered.sorted(by: { $0.key < $1.key }) where count > 0 {
-      report(
-        ReadDiagnostic(
-          severity: .note,
-          message: "tiles: zoom \(z): gathered \(plural(count, "point")) into clusters\(how)"))
+          message:
+            "tiles: zoom \(z): merged \(plural(count, "feature")) into their neighbours\(how)"))
     }
     for (name, count) in summary.unconverted.sorted(by: { $0.key < $1.key }) {
       report(

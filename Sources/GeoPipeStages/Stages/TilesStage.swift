@@ -46,7 +46,8 @@ final class TilesStage: Stage {
       OptionSpec(
         "max-zoom", .string, default: String(TilerOptions().maxZoom), short: "z",
         validate: TilesOptions.zoomOrGuess,
-        help: "The highest zoom to write (at most 24), or g to guess it from the features' spacing."),
+        help: "The highest zoom to write (at most 24), or g to guess it from the features' spacing."
+      ),
       OptionSpec(
         "layer", .string,
         help: "The layer's name (default: the file name without its extension)."),
