@@ -1,5 +1,7 @@
 /// What makes a tile over its ``TileSizeLimits`` fit, as tippecanoe's `--*-as-needed` options
-/// do: each zoom below the highest gets a threshold, raised tile by tile until every tile fits,
+/// do.
+///
+/// Each zoom below the highest gets a threshold, raised tile by tile until every tile fits,
 /// and every tile of the zoom is then cut with the highest threshold any tile needed (the zoom
 /// looks the same across tile edges). The highest zoom keeps every feature.
 public enum TileDropStrategy: String, CaseIterable, Hashable, Sendable {

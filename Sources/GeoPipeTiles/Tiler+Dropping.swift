@@ -2,9 +2,10 @@ import Foundation
 import GeoPipeCore
 
 extension Tiler {
-  /// Guesses the highest zoom as tippecanoe's `-zg` does and makes it the tileset's (never
-  /// below the lowest zoom); nil, changing nothing, without two distinct feature locations or
-  /// any line or polygon vertices. Call after every feature is added.
+  /// Guesses the highest zoom as tippecanoe's `-zg` does and makes it the tileset's.
+  ///
+  /// The zoom is never below the lowest zoom. Nil, changing nothing, without two distinct
+  /// feature locations or any line or polygon vertices. Call after every feature is added.
   public func guessMaxZoom() -> MaxZoomGuess? {
     let order = quadkeyOrder()
     spacingOrder = order

@@ -23,8 +23,9 @@ public struct TilerOptions: Sendable {
   public var threads = 1
   /// The size a tile should keep to; a tile over it is reported in the summary.
   public var limits = TileSizeLimits()
-  /// What makes a tile over the limits fit, below the highest zoom (nil: it is written as it
-  /// is). The highest zoom keeps every feature, as tippecanoe does.
+  /// What makes a tile over the limits fit, below the highest zoom (nil: it is written as it is).
+  ///
+  /// The highest zoom keeps every feature: a tile there over the limits is only reported.
   public var strategy: TileDropStrategy?
   /// The properties that go into tiles.
   public var attributes = TileAttributeFilter()

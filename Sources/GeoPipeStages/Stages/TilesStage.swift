@@ -18,8 +18,9 @@ final class TilesStage: Stage {
       feature reaches only the tiles it touches; a tile inside a polygon gets the whole tile),
       simplified by --simplification tile units, and polygons made valid after rounding (a
       polygon whose rings cross themselves is made valid by GEOS before it is cut); points go into their tile and the buffers of the tiles beside them, across the
-      antimeridian too. No feature is dropped: every tile holds all of its features (features
-      without geometry, which no tile can hold, are counted in a note). A
+      antimeridian too. Unless a strategy or --base-zoom is given, no feature is dropped:
+      every tile holds all of its features (features without geometry, which no tile can
+      hold, are counted in a note). A
       feature's "tippecanoe": {"minzoom", "maxzoom"} member (written by 'cluster --all-zooms')
       limits the zooms it appears at, and its "layer" names its layer; otherwise the value of
       --layer-property (then left out of the properties), else --layer. Properties keep their types;
@@ -29,12 +30,42 @@ final class TilesStage: Stage {
       beside PATH, synced and renamed when complete. Holds every feature in memory
       (projected, with properties as numbers into shared tables), one zoom's pieces of lines
       and polygons, and one zoom's placements.
+
+      Map clients (Mapbox GL, MapLibre, Leaflet plugins) reject or stall on big tiles, so each
+      tile is checked against --max-tile-bytes (500000, gzipped as stored) and
+      --max-tile-features (200000), tippecanoe's defaults: a tile over them is a warning naming
+      it and its size, unless --no-tile-size-limit. A strategy makes tiles below --max-zoom fit
+      instead, with tippecanoe's semantics: --drop-densest-as-needed drops the features nearest
+      their neighbours, --drop-fraction-as-needed a growing fraction spread over the map,
+      --drop-smallest-as-needed the smallest polygons, shortest lines and densest points, and
+      --coalesce-densest-as-needed merges the densest features into the feature before them
+      (same layer and kind; the merged properties are lost). A tile that is too big raises its
+      zoom's threshold until it fits, and the whole zoom is then cut with the highest threshold
+      any tile needed. The highest zoom keeps every feature (a tile there that is still too
+      big is a warning; tippecanoe drops there too). --base-zoom and --drop-rate thin points
+      below the base zoom as tippecanoe's -B and -r do (1 in RATE^(base - z) kept, spread along
+      the quadkey curve; g guesses either so that the densest tile keeps at most 50,000).
+      What a zoom lost is a note per zoom on stderr and "geopipe": {"dropped": {"Z": N}} (or
+      "coalesced") in the metadata JSON. --max-zoom g chooses the zoom at which the features
+      are told apart (tippecanoe's -zg: from the spacing of the points along the quadkey curve,
+      and of the vertices of lines and polygons) and says so in a note.
+
+      --include keeps only the properties it names, --exclude leaves its names out,
+      --exclude-all leaves out all but --include's; --attribute-type NAME=TYPE converts a
+      property to string, float, int or bool (a value that is no number is left out, and
+      counted in a warning). A name that no feature has is a warning (an error with --strict).
+      tippecanoe's short names work too, with the value attached or not: -z, -Z, -M, -O, -B,
+      -r, -y, -x, -X, -T (-zg, -B8, -yname).
       """,
     examples: [
       "geopipe read world.geojson | geopipe tiles world.pmtiles --max-zoom 8 --layer-property kind",
       "geopipe read places.csv | geopipe tiles places.pmtiles --min-zoom 0 --max-zoom 12",
       "geopipe read roads.geojson | geopipe tiles roads.mbtiles --max-zoom 14 --layer roads",
       "geopipe read cities.geojson | geopipe cluster --all-zooms | geopipe tiles clusters.pmtiles",
+      "geopipe read cities.geojson | geopipe tiles cities.pmtiles --max-zoom g --drop-densest-as-needed",
+      "geopipe read cities.geojson | geopipe tiles cities.pmtiles -zg -B g --include name,population",
+      "geopipe read parcels.geojson | geopipe tiles parcels.mbtiles --max-zoom 14 "
+        + "--coalesce-densest-as-needed --max-tile-bytes 250000 --attribute-type zone=string",
     ],
     options: [
       OptionSpec(
