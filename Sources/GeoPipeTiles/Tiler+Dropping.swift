@@ -52,6 +52,7 @@ extension Tiler {
       let from = features[Int(feature)].minZoom
       for z in max(from, options.minZoom)..<min(zoom, features[Int(feature)].maxZoom + 1) {
         summary.dropped[z, default: 0] += 1
+        summary.thinned[z, default: 0] += 1
       }
       features[Int(feature)].minZoom = zoom
     }

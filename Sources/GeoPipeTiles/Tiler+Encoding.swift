@@ -3,14 +3,14 @@ import GeoPipeCore
 import GeoPipeIO
 
 extension Tiler {
-  /// One tile's layers (in the order the layers first appeared), gzipped, and how many
-  /// features they hold; nil when nothing of any feature is in the tile.
+  /// One tile's layers (in the order the layers first appeared), not yet gzipped, and how
+  /// many features they hold; nil when nothing of any feature is in the tile.
   ///
   /// With a strategy, features whose key is under `threshold` are left out (or merged into the
   /// feature before them, for ``TileDropStrategy/coalesceDensest``).
   func encodeTile(
     z: Int, run: Range<Int>, shared: SharedState, threshold: Double,
-    compressor: GzipCompressor, repairer: PolygonRepairer
+    repairer: PolygonRepairer
   ) throws -> EncodedTile? {
     let first = shared.placements[run.lowerBound]
     let tx = Int(first.x)
@@ -63,7 +63,7 @@ extension Tiler {
       return removed.isEmpty ? nil : EncodedTile(bytes: [], count: 0, removed: removed)
     }
     return EncodedTile(
-      bytes: try compressor.compress(tile.bytes), count: count, threshold: threshold,
+      bytes: tile.bytes, count: count, threshold: threshold,
       removed: removed)
   }
 

@@ -122,17 +122,26 @@ extension Tiler {
     var threshold = threshold
     var fraction = 1.0
     while true {
-      let tile = try encodeTile(
-        z: z, run: run, shared: shared, threshold: threshold, compressor: compressor,
-        repairer: repairer)
-      guard let strategy, let tile,
-        let violation = options.limits.violation(bytes: tile.bytes.count, features: tile.count)
+      guard
+        var tile = try encodeTile(
+          z: z, run: run, shared: shared, threshold: threshold, repairer: repairer)
+      else { return nil }
+      let raw = tile.bytes
+      // A tile with too many features is tried again without being compressed.
+      let compressed = strategy == nil || tile.count <= options.limits.maxFeatures
+      if compressed { tile.bytes = tile.count > 0 ? try compressor.compress(raw) : [] }
+      guard let strategy,
+        let violation = options.limits.violation(
+          bytes: compressed ? tile.bytes.count : 0, features: tile.count)
       else { return tile }
       fraction = strategy.nextFraction(fraction, after: violation)
       let keys = run.map { dropKeys[Int(shared.placements[$0].feature)] }
       guard
         let next = TileDropStrategy.threshold(keys: keys, keeping: fraction, above: threshold)
-      else { return tile }
+      else {
+        if !compressed { tile.bytes = try compressor.compress(raw) }
+        return tile
+      }
       threshold = next
     }
   }

@@ -51,6 +51,8 @@ public struct TilesetSummary: Sendable {
   /// Per zoom, the features of that zoom that no tile holds (dropped by point thinning or a
   /// strategy); zooms without any are absent.
   public var dropped: [Int: Int] = [:]
+  /// Per zoom, the points of `dropped` that point thinning left out.
+  public var thinned: [Int: Int] = [:]
   /// Per zoom, the features merged into a neighbour by `coalesce-densest-as-needed`.
   public var coalesced: [Int: Int] = [:]
   /// Per property, the values that ``TilerOptions/attributeTypes`` could not convert (left

@@ -20,9 +20,16 @@ extension TilesStage {
     }
     let how = strategy.map { " (\($0.rawValue))" } ?? ""
     for (z, count) in summary.dropped.sorted(by: { $0.key < $1.key }) where count > 0 {
+      let thinned = summary.thinned[z, default: 0]
+      let why =
+        thinned == 0
+        ? how
+        : thinned == count
+          ? " (point thinning)"
+          : " (\(thinned) by point thinning, \(count - thinned) by \(strategy?.rawValue ?? ""))"
       report(
         ReadDiagnostic(
-          severity: .note, message: "tiles: zoom \(z): dropped \(plural(count, "feature"))\(how)"))
+          severity: .note, message: "tiles: zoom \(z): dropped \(plural(count, "feature"))\(why)"))
     }
     for (z, count) in summary.coalesced.sorted(by: { $0.key < $1.key }) where count > 0 {
       report(
