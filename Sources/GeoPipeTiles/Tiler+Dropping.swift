@@ -49,8 +49,9 @@ extension Tiler {
     let zooms = PointThinning.minZooms(
       count: points.count, baseZoom: settled.baseZoom, rate: settled.rate)
     for (feature, zoom) in zip(points, zooms) where zoom > features[Int(feature)].minZoom {
-      let from = features[Int(feature)].minZoom
-      for z in max(from, options.minZoom)..<min(zoom, features[Int(feature)].maxZoom + 1) {
+      let low = max(features[Int(feature)].minZoom, options.minZoom)
+      let high = min(zoom, features[Int(feature)].maxZoom + 1, options.maxZoom + 1)
+      for z in low..<max(low, high) {
         summary.dropped[z, default: 0] += 1
         summary.thinned[z, default: 0] += 1
       }

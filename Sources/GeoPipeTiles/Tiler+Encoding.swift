@@ -60,7 +60,8 @@ extension Tiler {
       count += encoder.count
     }
     guard count > 0 else {
-      return removed.isEmpty ? nil : EncodedTile(bytes: [], count: 0, removed: removed)
+      return removed.isEmpty
+        ? nil : EncodedTile(bytes: [], count: 0, threshold: threshold, removed: removed)
     }
     return EncodedTile(
       bytes: tile.bytes, count: count, threshold: threshold,
