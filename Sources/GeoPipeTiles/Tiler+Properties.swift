@@ -15,7 +15,9 @@ extension Tiler {
     guard let properties else { return [] }
     var tags: [Int32] = []
     let filter = options.attributes
-    for member in properties.members where member.key != skipping && filter.keeps(member.key) {
+    let keepsAll = filter.keepsAll
+    for member in properties.members
+    where member.key != skipping && (keepsAll || filter.keeps(member.key)) {
       var json = member.value
       if let type = options.attributeTypes[member.key], !json.isNull {
         guard let converted = type.convert(json) else {

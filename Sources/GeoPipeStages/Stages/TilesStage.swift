@@ -113,7 +113,6 @@ final class TilesStage: Stage {
   /// Features without geometry, which no tile can hold.
   private var withoutGeometry = 0
   private var usage: PropertyUsage
-  private let limits: TileSizeLimits
   let strategy: TileDropStrategy?
   private let guessesMaxZoom: Bool
 
@@ -154,7 +153,6 @@ final class TilesStage: Stage {
     try TilesOptions.apply(values, to: &options)
     usage = PropertyUsage(
       stage: "tiles", names: TilesOptions.namedProperties(options), strict: values.flag("strict"))
-    limits = options.limits
     strategy = options.strategy
     guessesMaxZoom = options.guessesMaxZoom
     name = values.string("name") ?? options.layer
