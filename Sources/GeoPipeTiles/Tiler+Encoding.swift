@@ -3,50 +3,54 @@ import GeoPipeCore
 import GeoPipeIO
 
 extension Tiler {
-  /// One tile's layers (in the order the layers first appeared), gzipped, and how many
-  /// features they hold; nil when nothing of any feature is left in the tile.
+  /// One tile's layers (in the order the layers first appeared), not yet gzipped, and how
+  /// many features they hold; nil when nothing of any feature is in the tile.
+  ///
+  /// With a strategy, features whose key is under `threshold` are left out (or merged into the
+  /// feature before them, for ``TileDropStrategy/coalesceDensest``).
   func encodeTile(
-    z: Int, run: Range<Int>, shared: SharedState, compressor: GzipCompressor,
+    z: Int, run: Range<Int>, shared: SharedState, threshold: Double,
     repairer: PolygonRepairer
-  ) throws -> (bytes: [UInt8], count: Int)? {
+  ) throws -> EncodedTile? {
     let first = shared.placements[run.lowerBound]
     let tx = Int(first.x)
     let ty = Int(first.y)
     var encoders: [Int32: VectorTileLayerEncoder] = [:]
-    let buffer = Double(options.buffer)
+    var removed: [Int32] = []
+    let strategy = threshold > -.infinity ? options.strategy : nil
+    var merger = strategy == .coalesceDensest ? FeatureMerger() : nil
     for k in run {
       let placement = shared.placements[k]
       let feature = features[Int(placement.feature)]
-      let kind: UInt8
-      let commands: [UInt32]?
-      if placement.piece >= 0 {
-        if let geometry = shared.pieces.geometry(Int(placement.piece)) {
-          kind = geometry.kind.rawValue
-          commands = try TileGeometryEncoder.encode(
-            geometry, z: z, x: tx, y: ty, extent: options.extent, buffer: buffer,
-            tolerance: options.tolerance, repairer: repairer)
-        } else {
-          kind = WorldGeometry.Kind.polygon.rawValue
-          commands = TileGeometryEncoder.box(extent: options.extent, buffer: options.buffer)
-        }
-      } else if let points = feature.points {
-        kind = WorldGeometry.Kind.point.rawValue
-        commands = try TileGeometryEncoder.encode(
-          points, z: z, x: tx, y: ty, extent: options.extent, buffer: buffer,
-          tolerance: options.tolerance, repairer: repairer)
-      } else {
-        kind = WorldGeometry.Kind.point.rawValue
-        var points: [Int32] = []
-        TileGeometryEncoder.appendPoint(
-          x: feature.x, y: feature.y, z: z, tileX: tx, tileY: ty, extent: options.extent,
-          buffer: buffer, to: &points)
-        var writer = CommandWriter()
-        if !points.isEmpty { writer.moveTo(points) }
-        commands = writer.values
+      let isRemoved =
+        strategy?.isRemoved(key: dropKeys[Int(placement.feature)], threshold: threshold) ?? false
+      if isRemoved && merger == nil {
+        removed.append(Int32(k))
+        continue
       }
-      guard let commands, !commands.isEmpty else { continue }
+      guard
+        let (kind, commands) = try geometry(
+          of: placement, feature: feature, z: z, x: tx, y: ty, shared: shared,
+          repairer: repairer)
+      else { continue }
+      if merger != nil {
+        if isRemoved && merger?.merge(commands, kind: kind, layer: feature.layer) == true {
+          removed.append(Int32(k))
+        } else if let previous = merger?.hold(
+          FeatureMerger.Held(id: feature.id, kind: kind, tags: feature.tags, commands: commands),
+          layer: feature.layer)
+        {
+          encoders[feature.layer, default: layerEncoder(feature.layer)].add(
+            id: previous.id, kind: previous.kind, tags: previous.tags, geometry: previous.commands)
+        }
+        continue
+      }
       encoders[feature.layer, default: layerEncoder(feature.layer)].add(
         id: feature.id, kind: kind, tags: feature.tags, geometry: commands)
+    }
+    for (layer, held) in merger?.remaining ?? [] {
+      encoders[layer, default: layerEncoder(layer)].add(
+        id: held.id, kind: held.kind, tags: held.tags, geometry: held.commands)
     }
     var tile = ProtobufWriter()
     var count = 0
@@ -55,8 +59,51 @@ extension Tiler {
       encoder.encode(into: &tile, keyNames: keyNames, valueTable: valueTable)
       count += encoder.count
     }
-    guard count > 0 else { return nil }
-    return (try compressor.compress(tile.bytes), count)
+    guard count > 0 else {
+      return removed.isEmpty
+        ? nil : EncodedTile(bytes: [], count: 0, threshold: threshold, removed: removed)
+    }
+    return EncodedTile(
+      bytes: tile.bytes, count: count, threshold: threshold,
+      removed: removed)
+  }
+
+  /// A placement's geometry type and MVT commands in tile (z, x, y); nil when nothing of it is
+  /// left in the tile.
+  private func geometry(
+    of placement: Placement, feature: Stored, z: Int, x tx: Int, y ty: Int,
+    shared: SharedState, repairer: PolygonRepairer
+  ) throws -> (kind: UInt8, commands: [UInt32])? {
+    let buffer = Double(options.buffer)
+    let kind: UInt8
+    let commands: [UInt32]?
+    if placement.piece >= 0 {
+      if let geometry = shared.pieces.geometry(Int(placement.piece)) {
+        kind = geometry.kind.rawValue
+        commands = try TileGeometryEncoder.encode(
+          geometry, z: z, x: tx, y: ty, extent: options.extent, buffer: buffer,
+          tolerance: options.tolerance, repairer: repairer)
+      } else {
+        kind = WorldGeometry.Kind.polygon.rawValue
+        commands = TileGeometryEncoder.box(extent: options.extent, buffer: options.buffer)
+      }
+    } else if let points = feature.points {
+      kind = WorldGeometry.Kind.point.rawValue
+      commands = try TileGeometryEncoder.encode(
+        points, z: z, x: tx, y: ty, extent: options.extent, buffer: buffer,
+        tolerance: options.tolerance, repairer: repairer)
+    } else {
+      kind = WorldGeometry.Kind.point.rawValue
+      var points: [Int32] = []
+      TileGeometryEncoder.appendPoint(
+        x: feature.x, y: feature.y, z: z, tileX: tx, tileY: ty, extent: options.extent,
+        buffer: buffer, to: &points)
+      var writer = CommandWriter()
+      if !points.isEmpty { writer.moveTo(points) }
+      commands = writer.values
+    }
+    guard let commands, !commands.isEmpty else { return nil }
+    return (kind, commands)
   }
 
   /// An empty layer of this tileset.

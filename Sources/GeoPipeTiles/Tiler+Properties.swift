@@ -8,13 +8,25 @@ extension Tiler {
   /// Properties as global key and value numbers, converted as tippecanoe does.
   ///
   /// Null values are left out, integers stay integers, arrays and objects become their JSON
-  /// text. `skipping` names a property left out (the one that named the layer); each key's type is
-  /// noted for the layer's `vector_layers` entry.
+  /// text. `skipping` names a property left out (the one that named the layer), as are those
+  /// the attribute filter leaves out; ``TilerOptions/attributeTypes`` convert values first.
+  /// Each key's type is noted for the layer's `vector_layers` entry.
   func tags(_ properties: JSONObject?, layer: Int32, skipping: String?) -> [Int32] {
     guard let properties else { return [] }
     var tags: [Int32] = []
-    for member in properties.members where member.key != skipping {
-      guard let value = Self.tileValue(member.value) else { continue }
+    let filter = options.attributes
+    let keepsAll = filter.keepsAll
+    for member in properties.members
+    where member.key != skipping && (keepsAll || filter.keeps(member.key)) {
+      var json = member.value
+      if let type = options.attributeTypes[member.key], !json.isNull {
+        guard let converted = type.convert(json) else {
+          summary.unconverted[member.key, default: 0] += 1
+          continue
+        }
+        json = converted
+      }
+      guard let value = Self.tileValue(json) else { continue }
       let key: Int32
       if let known = keyNumbers[member.key] {
         key = known
@@ -89,12 +101,37 @@ extension Tiler {
       }
       json.raw("}}")
     }
-    json.raw("]}")
+    json.raw("]")
+    writeCounts(into: &json)
+    json.raw("}")
     return TilesetMetadata(
       name: name, description: description, attribution: attribution,
       west: box.west, south: clampedSouth, east: box.east, north: clampedNorth,
       minZoom: options.minZoom, maxZoom: options.maxZoom,
       json: String(decoding: json.bytes, as: UTF8.self))
+  }
+
+  /// A `"geopipe"` member with the features each zoom left out, when any was: per zoom,
+  /// `"dropped"` and `"coalesced"`.
+  private func writeCounts(into json: inout JSONTextWriter) {
+    let counts = [("dropped", summary.dropped), ("coalesced", summary.coalesced)].filter {
+      $0.1.values.contains { $0 > 0 }
+    }
+    guard !counts.isEmpty else { return }
+    json.raw(",\"geopipe\":{")
+    for (k, (name, byZoom)) in counts.enumerated() {
+      if k > 0 { json.raw(",") }
+      json.writeString(name)
+      json.raw(":{")
+      for (n, z) in byZoom.keys.sorted().filter({ byZoom[$0, default: 0] > 0 }).enumerated() {
+        if n > 0 { json.raw(",") }
+        json.writeString(String(z))
+        json.raw(":")
+        json.writeInteger(Int64(byZoom[z, default: 0]))
+      }
+      json.raw("}")
+    }
+    json.raw("}")
   }
 
   /// The name a property's value gives a layer: a string as it is, a number or a boolean as

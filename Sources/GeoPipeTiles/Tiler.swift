@@ -3,53 +3,6 @@ import GeoPipeCore
 import GeoPipeIO
 import GeoPipeMercator
 
-/// Settings of a tileset (tippecanoe's defaults where it has one).
-public struct TilerOptions: Sendable {
-  /// The lowest zoom written.
-  public var minZoom = 0
-  /// The highest zoom written.
-  public var maxZoom = 14
-  /// The layer a feature goes into unless it names another.
-  public var layer = "features"
-  /// A property whose value names a feature's layer (and is then left out of its properties).
-  public var layerProperty: String?
-  /// Tile units across a tile (MVT's default 4096).
-  public var extent = 4096
-  /// Tile units around each tile that clipped lines and polygons keep (tippecanoe: 80 of 4096).
-  public var buffer = 80
-  /// Douglas–Peucker tolerance in tile units for lines and polygons (0: none).
-  public var tolerance = 1.0
-  /// Threads that encode tiles.
-  public var threads = 1
-
-  /// Creates options with the defaults.
-  public init() {}
-}
-
-/// What a written tileset holds.
-public struct TilesetSummary: Sendable {
-  /// Tiles written.
-  public var tiles = 0
-  /// Features added.
-  public var features = 0
-  /// Feature copies written across all tiles.
-  public var placements = 0
-  /// Bytes of (compressed) tile data written.
-  public var bytes = 0
-}
-
-/// Where `Tiler.write` is, for a progress display: told after each batch of tiles.
-public struct TilerProgress: Sendable {
-  /// The zoom being written.
-  public var zoom: Int
-  /// Tiles of this zoom written.
-  public var zoomTilesWritten: Int
-  /// The tiles this zoom has.
-  public var zoomTiles: Int
-  /// What has been written so far, over all zooms.
-  public var summary: TilesetSummary
-}
-
 /// Cuts features into Mapbox Vector Tiles (MVT 2.1) zoom by zoom and hands them, gzipped and in
 /// PMTiles tile-id order, to a tileset writer.
 ///
@@ -71,6 +24,8 @@ public final class Tiler {
     var minZoom: Int
     var maxZoom: Int
     var layer: Int32
+    /// The quadkey of the point, or of the middle of the box of the points or the shape.
+    var index: UInt64 = 0
   }
 
   /// A layer's name, the types of its fields and the zooms its features span.
@@ -81,8 +36,18 @@ public final class Tiler {
     var maxZoom = Int.min
   }
 
-  let options: TilerOptions
+  var options: TilerOptions
   var features: [Stored] = []
+  /// For the strategies that drop by size, each feature's area in 2^32-grid units squared.
+  var extents: [Double] = []
+  /// Lines' and polygons' vertex spacing for the max-zoom guess.
+  var vertexSpacing = (logSum: 0.0, count: 0)
+  /// The features in quadkey order, kept from the max-zoom guess for the strategies.
+  var spacingOrder: [Int32]?
+  /// Per feature, what a strategy compares with its threshold (``TileDropStrategy``).
+  var dropKeys: [Double] = []
+  /// The base zoom and rate point thinning used.
+  var thinningUsed: (baseZoom: Int, rate: Double)?
   private var shapes: [(feature: Int32, geometry: WorldGeometry)] = []
   var keyNames: [String] = []
   var keyNumbers: [String: Int32] = [:]
@@ -91,7 +56,7 @@ public final class Tiler {
   var layers: [Layer] = []
   var layerNumbers: [String: Int32] = [:]
   var bounds = BBox.empty
-  private var summary = TilesetSummary()
+  var summary = TilesetSummary()
   /// Told where `write` is after each batch of tiles.
   public var progress: ((TilerProgress) -> Void)?
 
@@ -137,7 +102,10 @@ public final class Tiler {
     for part in Self.world(geometry) {
       var stored = Stored(
         points: part, id: id, tags: tags, minZoom: minZoom, maxZoom: maxZoom, layer: layer)
+      stored.index = Self.quadkey(x: (part.minX + part.maxX) / 2, y: (part.minY + part.maxY) / 2)
+      if options.strategy == .dropSmallest { extents.append(Self.extent(part)) }
       if part.kind != .point {
+        if options.guessesMaxZoom { noteVertexSpacing(part) }
         stored.points = nil
         stored.isShape = true
         shapes.append((Int32(features.count), part))
@@ -162,6 +130,7 @@ public final class Tiler {
         repairer.valid(geometry), feature: feature, buffer: pieceBuffer, into: &pieces)
     }
     shapes = []
+    prepareDropping()
     for z in 0...options.maxZoom {
       if z >= options.minZoom { try writeZoom(z, pieces: pieces, to: writer) }
       if z < options.maxZoom { pieces = try descend(pieces, from: z) }
@@ -221,7 +190,9 @@ public final class Tiler {
     return joined
   }
 
-  private func writeZoom(_ z: Int, pieces: TilePieces, to writer: any TilesetWriter) throws {
+  /// Every placement of zoom `z` in tile order (features in input order within a tile), and
+  /// the runs of placements that make up each tile.
+  func placements(_ z: Int, pieces: TilePieces) -> (placements: [Placement], runs: [Range<Int>]) {
     let n = 1 << z
     let scale = Double(n)
     let pad = Double(options.buffer) / Double(options.extent)
@@ -256,7 +227,7 @@ public final class Tiler {
           tileID: PMTilesID.id(z: z, x: Int(piece.x), y: Int(piece.y)), x: piece.x, y: piece.y,
           feature: piece.feature, piece: Int32(index)))
     }
-    guard !placements.isEmpty else { return }
+    guard !placements.isEmpty else { return ([], []) }
     placements.sort { ($0.tileID, $0.feature, $0.piece) < ($1.tileID, $1.feature, $1.piece) }
     // Runs of placements, one per tile.
     var runs: [Range<Int>] = []
@@ -266,46 +237,7 @@ public final class Tiler {
       if k > start { runs.append(start..<k) }
       start = k
     }
-    let batchSize = 4096
-    var batchStart = 0
-    let threads = max(1, options.threads)
-    let shared = SharedState(tiler: self, placements: placements, pieces: pieces)
-    while batchStart < runs.count {
-      let batch = Array(runs[batchStart..<min(batchStart + batchSize, runs.count)])
-      let results = ResultSlots<(bytes: [UInt8], count: Int)>(count: batch.count)
-      let chunk = (batch.count + threads - 1) / threads
-      DispatchQueue.concurrentPerform(iterations: threads) { worker in
-        let begin = worker * chunk
-        let end = min(begin + chunk, batch.count)
-        guard begin < end else { return }
-        do {
-          let compressor = try GzipCompressor()
-          let repairer = try PolygonRepairer()
-          for k in begin..<end {
-            results.set(
-              k,
-              try shared.tiler.encodeTile(
-                z: z, run: batch[k], shared: shared, compressor: compressor, repairer: repairer))
-          }
-        } catch {
-          results.fail(error)
-        }
-      }
-      if let error = results.error { throw error }
-      for (k, run) in batch.enumerated() {
-        guard let data = results.values[k] else { continue }
-        let first = placements[run.lowerBound]
-        try writer.writeTile(TileID(unchecked: z, Int(first.x), Int(first.y)), data: data.bytes)
-        summary.tiles += 1
-        summary.placements += data.count
-        summary.bytes += data.bytes.count
-      }
-      batchStart += batchSize
-      progress?(
-        TilerProgress(
-          zoom: z, zoomTilesWritten: min(batchStart, runs.count), zoomTiles: runs.count,
-          summary: summary))
-    }
+    return (placements, runs)
   }
 
   private func layerNumber(_ name: String) -> Int32 {

@@ -87,13 +87,21 @@ struct CommandEntry: Sendable {
     return run(action?.name, values)
   }
 
-  /// The words with each `-x` that is an option's short name written out (`-q` → `--quiet`).
+  /// The words with each `-x` that is an option's short name written out (`-q` → `--quiet`),
+  /// and a value written onto the short name of an option that takes one split off, as
+  /// tippecanoe's command lines do (`-zg` → `--max-zoom g`).
   static func expandingShortNames(_ words: [String], _ options: [OptionSpec]) -> [String] {
-    var long: [String: String] = [:]
+    var long: [String: OptionSpec] = [:]
     for spec in options {
-      if let short = spec.shortName { long["-\(short)"] = "--\(spec.name)" }
+      if let short = spec.shortName { long["-\(short)"] = spec }
     }
-    return words.map { long[$0] ?? $0 }
+    return words.flatMap { word -> [String] in
+      if let spec = long[word] { return ["--\(spec.name)"] }
+      guard word.count > 2, !word.hasPrefix("--"), let spec = long[String(word.prefix(2))],
+        spec.kind != .flag
+      else { return [word] }
+      return ["--\(spec.name)", String(word.dropFirst(2))]
+    }
   }
 
   /// Prints a usage error and where to find the usage.

@@ -16,7 +16,10 @@ final class DiagnosticPrinter: Sendable {
     printed.withLock { count in
       count += 1
       if count <= limit {
-        Terminal.printError(diagnostic.description)
+        // A stage that reports while it finishes (tiles) may do so under a progress line
+        // drawn in place: the line is cleared first, so the message starts a line of its own.
+        let clear = Terminal.stderrIsTerminal ? "\r\u{1B}[K" : ""
+        Terminal.printError(clear + diagnostic.description)
       } else if count == limit + 1 {
         Terminal.printError("note: further warnings are not shown")
       }

@@ -51,6 +51,27 @@ struct ClusterTests {
     #expect(all.outLines.count == 5493)
   }
 
+  /// Each cluster of --all-zooms carries its expansion zoom: 1 for cluster 34650, as
+  /// supercluster's getClusterExpansionZoom answers, and for every cluster the zoom after the
+  /// last one it is seen at.
+  @Test func allZoomsCarriesExpansionZooms() throws {
+    let run = try geopipe(["cluster", "--all-zooms", "-q"], stdinFile: Self.input)
+    #expect(run.status == 0, "\(run)")
+    var clusters = 0
+    for line in run.outLines {
+      let object = try #require(
+        try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      let properties = try #require(object["properties"] as? [String: Any])
+      guard let id = properties["cluster_id"] as? Int else { continue }
+      clusters += 1
+      let zooms = try #require(object["tippecanoe"] as? [String: Int])
+      let expansion = try #require(properties["expansion_zoom"] as? Int)
+      #expect(expansion == (zooms["maxzoom"] ?? -1) + 1)
+      if id == 34650 { #expect(expansion == 1) }
+    }
+    #expect(clusters > 20_000)
+  }
+
   /// supercluster's getTile: 91 items in 3/4/2, none in 9/270/180, and 40 in 0/0/0, which
   /// wraps around the antimeridian on both sides.
   @Test(arguments: [("3/4/2", 91), ("9/270/180", 0), ("0/0/0", 40)])

@@ -121,7 +121,8 @@ struct ProgressTests {
   func theLineDrawnInPlaceFitsTheTerminal() throws {
     try withTemporaryDirectory { dir in
       try Self.points(60_000).write(to: dir.appendingPathComponent("in.geojsonl"))
-      let command = "stty cols 40; \"$GEOPIPE\" tiles t.pmtiles --max-zoom 6 < in.geojsonl"
+      let command =
+        "stty cols 40; \"$GEOPIPE\" tiles t.pmtiles --max-zoom 6 --no-tile-size-limit < in.geojsonl"
       let run = try shell("script -qec '\(command)' typescript > /dev/null", in: dir)
       #expect(run.status == 0, "\(run)")
       let log = String(decoding: bytes(dir.appendingPathComponent("typescript")), as: UTF8.self)

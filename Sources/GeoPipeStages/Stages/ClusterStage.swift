@@ -22,7 +22,8 @@ final class ClusterStage: Stage {
       {"cluster_id":ID,"expansion_zoom":Z}).
       --all-zooms writes every distinct cluster and point once, with the zooms where it is
       visible as tippecanoe's "tippecanoe": {"minzoom", "maxzoom"} member (unclustered points
-      reach max-zoom + 1).
+      reach max-zoom + 1); each cluster also gets "expansion_zoom", the zoom at which it
+      splits (supercluster's getClusterExpansionZoom), for zoom-on-click in a map client.
       --group-by PROP clusters only points with the same value of PROP (like MapKit's
       clusteringIdentifier); clusters carry the value, and groups are written in order of first
       appearance. Ids stay unique: group k's ids are offset by 32 x (the points of the groups
@@ -246,6 +247,13 @@ final class ClusterStage: Stage {
       for group in groups {
         for (item, low, high) in group.index.itemsAcrossZooms() {
           var out = feature(item, group: group)
+          // Zoom-on-click needs the zoom a cluster splits at in the tile itself.
+          if case .cluster(let id, _, _, _) = item {
+            let zoom = try answer { () throws(ClusterQueryError) in
+              try group.index.expansionZoom(of: id)
+            }
+            out.properties?["expansion_zoom"] = .integer(Int64(zoom))
+          }
           out.foreignMembers["tippecanoe"] = .object([
             "minzoom": .integer(Int64(low)), "maxzoom": .integer(Int64(high)),
           ])

@@ -18,8 +18,9 @@ final class TilesStage: Stage {
       feature reaches only the tiles it touches; a tile inside a polygon gets the whole tile),
       simplified by --simplification tile units, and polygons made valid after rounding (a
       polygon whose rings cross themselves is made valid by GEOS before it is cut); points go into their tile and the buffers of the tiles beside them, across the
-      antimeridian too. No feature is dropped: every tile holds all of its features (features
-      without geometry, which no tile can hold, are counted in a note). A
+      antimeridian too. Unless a strategy or --base-zoom is given, no feature is dropped:
+      every tile holds all of its features (features without geometry, which no tile can
+      hold, are counted in a note). A
       feature's "tippecanoe": {"minzoom", "maxzoom"} member (written by 'cluster --all-zooms')
       limits the zooms it appears at, and its "layer" names its layer; otherwise the value of
       --layer-property (then left out of the properties), else --layer. Properties keep their types;
@@ -29,23 +30,55 @@ final class TilesStage: Stage {
       beside PATH, synced and renamed when complete. Holds every feature in memory
       (projected, with properties as numbers into shared tables), one zoom's pieces of lines
       and polygons, and one zoom's placements.
+
+      Map clients (Mapbox GL, MapLibre, Leaflet plugins) reject or stall on big tiles, so each
+      tile is checked against --max-tile-bytes (500000, gzipped as stored) and
+      --max-tile-features (200000), tippecanoe's defaults: a tile over them is a warning naming
+      it and its size, unless --no-tile-size-limit. A strategy makes tiles below --max-zoom fit
+      instead, with tippecanoe's semantics: --drop-densest-as-needed drops the features nearest
+      their neighbours, --drop-fraction-as-needed a growing fraction spread over the map,
+      --drop-smallest-as-needed the smallest polygons, shortest lines and densest points, and
+      --coalesce-densest-as-needed merges the densest features into the feature before them
+      (same layer and kind; the merged properties are lost). A tile that is too big raises its
+      zoom's threshold until it fits, and the whole zoom is then cut with the highest threshold
+      any tile needed. The highest zoom keeps every feature (a tile there that is still too
+      big is a warning; tippecanoe drops there too). --base-zoom and --drop-rate thin points
+      below the base zoom as tippecanoe's -B and -r do (1 in RATE^(base - z) kept, spread along
+      the quadkey curve; g guesses either so that the densest tile keeps at most 50,000).
+      What a zoom lost is a note per zoom on stderr and "geopipe": {"dropped": {"Z": N}} (or
+      "coalesced") in the metadata JSON. --max-zoom g chooses the zoom at which the features
+      are told apart (tippecanoe's -zg: from the spacing of the points along the quadkey curve,
+      and of the vertices of lines and polygons) and says so in a note.
+
+      --include keeps only the properties it names, --exclude leaves its names out,
+      --exclude-all leaves out all but --include's; --attribute-type NAME=TYPE converts a
+      property to string, float, int or bool (a value that is no number is left out, and
+      counted in a warning). A name that no feature has is a warning (an error with --strict).
+      tippecanoe's short names work too, with the value attached or not: -z, -Z, -M, -O, -B,
+      -r, -y, -x, -X, -T (-zg, -B8, -yname).
       """,
     examples: [
       "geopipe read world.geojson | geopipe tiles world.pmtiles --max-zoom 8 --layer-property kind",
       "geopipe read places.csv | geopipe tiles places.pmtiles --min-zoom 0 --max-zoom 12",
       "geopipe read roads.geojson | geopipe tiles roads.mbtiles --max-zoom 14 --layer roads",
       "geopipe read cities.geojson | geopipe cluster --all-zooms | geopipe tiles clusters.pmtiles",
+      "geopipe read cities.geojson | geopipe tiles cities.pmtiles --max-zoom g --drop-densest-as-needed",
+      "geopipe read cities.geojson | geopipe tiles cities.pmtiles -zg -B g --include name,population",
+      "geopipe read parcels.geojson | geopipe tiles parcels.mbtiles --max-zoom 14 "
+        + "--coalesce-densest-as-needed --max-tile-bytes 250000 --attribute-type zone=string",
     ],
     options: [
       OptionSpec(
         "path", .path, required: true, positional: true,
         help: "The tileset to write: a .mbtiles or .pmtiles file."),
       OptionSpec(
-        "min-zoom", .integer, default: String(TilerOptions().minZoom),
+        "min-zoom", .integer, default: String(TilerOptions().minZoom), short: "Z",
         help: "The lowest zoom to write."),
       OptionSpec(
-        "max-zoom", .integer, default: String(TilerOptions().maxZoom),
-        help: "The highest zoom to write (at most 24)."),
+        "max-zoom", .string, default: String(TilerOptions().maxZoom), short: "z",
+        validate: TilesOptions.zoomOrGuess,
+        help: "The highest zoom to write (at most 24), or g to guess it from the features' spacing."
+      ),
       OptionSpec(
         "layer", .string,
         help: "The layer's name (default: the file name without its extension)."),
@@ -64,21 +97,24 @@ final class TilesStage: Stage {
         "name", .string, help: "The tileset's name in its metadata (default: the layer's)."),
       OptionSpec("attribution", .string, default: "", help: "The attribution in the metadata."),
       OptionSpec("description", .string, default: "", help: "The description in the metadata."),
-    ],
+    ] + TilesOptions.specs,
     role: .sink, buffersAll: true,
     make: { values, context in
       .stage(try TilesStage(values: values, threads: context.threads, context: context))
     })
 
-  private let tiler: Tiler
+  let tiler: Tiler
   private let writer: any TilesetWriter
   private let path: String
   private let name: String
   private let attribution: String
   private let description: String
-  private let report: (@Sendable (ReadDiagnostic) -> Void)?
+  let report: (@Sendable (ReadDiagnostic) -> Void)?
   /// Features without geometry, which no tile can hold.
   private var withoutGeometry = 0
+  private var usage: PropertyUsage
+  let strategy: TileDropStrategy?
+  private let guessesMaxZoom: Bool
 
   init(values: OptionValues, threads: Int, context: StageContext? = nil) throws {
     report = context?.diagnostics
@@ -87,7 +123,10 @@ final class TilesStage: Stage {
     // The option table's defaults are TilerOptions' own; an absent value keeps them.
     var options = TilerOptions()
     if let minZoom = values.integer("min-zoom") { options.minZoom = minZoom }
-    if let maxZoom = values.integer("max-zoom") { options.maxZoom = maxZoom }
+    if let maxZoom = values.string("max-zoom") {
+      options.guessesMaxZoom = maxZoom == "g"
+      options.maxZoom = Int(maxZoom) ?? 24
+    }
     guard (0...24).contains(options.minZoom), (0...24).contains(options.maxZoom) else {
       throw GeoPipeError.usage("--min-zoom and --max-zoom must be between 0 and 24")
     }
@@ -111,6 +150,11 @@ final class TilesStage: Stage {
     options.layer = values.string("layer") ?? stem
     options.layerProperty = values.string("layer-property")
     options.threads = threads
+    try TilesOptions.apply(values, to: &options)
+    usage = PropertyUsage(
+      stage: "tiles", names: TilesOptions.namedProperties(options), strict: values.flag("strict"))
+    strategy = options.strategy
+    guessesMaxZoom = options.guessesMaxZoom
     name = values.string("name") ?? options.layer
     attribution = values.string("attribution") ?? ""
     description = values.string("description") ?? ""
@@ -137,10 +181,21 @@ final class TilesStage: Stage {
 
   func process(_ feature: Feature, emit: Emit) throws {
     if feature.geometry == nil { withoutGeometry += 1 }
+    usage.observe(feature.properties)
     tiler.add(feature)
   }
 
   func finish(emit: Emit) throws {
+    try usage.finish(report: { report?($0) })
+    if guessesMaxZoom {
+      guard let guess = tiler.guessMaxZoom() else {
+        writer.abort()
+        throw GeoPipeError(
+          "tiles: cannot guess --max-zoom without two distinct feature locations; give a zoom",
+          status: .dataError)
+      }
+      report?(ReadDiagnostic(severity: .note, message: "tiles: \(guess.description)"))
+    }
     if withoutGeometry > 0 {
       report?(
         ReadDiagnostic(
@@ -149,8 +204,9 @@ final class TilesStage: Stage {
             + "without geometry"))
     }
     do {
-      _ = try tiler.write(
+      let summary = try tiler.write(
         to: writer, name: name, attribution: attribution, description: description)
+      reportLimits(summary)
     } catch {
       writer.abort()
       throw error as? GeoPipeError

@@ -1,0 +1,68 @@
+import GeoPipeIO
+import GeoPipeStageKit
+import GeoPipeTiles
+
+extension TilesStage {
+  /// The most tiles over the limits named one by one; the rest are counted.
+  static let namedOversizedTiles = 10
+
+  /// Notes what thinning and the strategy left out, per zoom, and warns of tiles over the
+  /// limits and of values that could not be converted.
+  func reportLimits(_ summary: TilesetSummary) {
+    guard let report else { return }
+    if let thinning = tiler.settledThinning {
+      let rate = Template.displayText(thinning.rate)
+      report(
+        ReadDiagnostic(
+          severity: .note,
+          message: "tiles: points thinned below base zoom \(thinning.baseZoom) at drop rate \(rate)"
+        ))
+    }
+    let how = strategy.map { " (\($0.rawValue))" } ?? ""
+    for (z, count) in summary.dropped.sorted(by: { $0.key < $1.key }) where count > 0 {
+      let thinned = summary.thinned[z, default: 0]
+      let why =
+        thinned == 0
+        ? how
+        : thinned == count
+          ? " (point thinning)"
+          : " (\(thinned) by point thinning, \(count - thinned) by \(strategy?.rawValue ?? ""))"
+      report(
+        ReadDiagnostic(
+          severity: .note, message: "tiles: zoom \(z): dropped \(plural(count, "feature"))\(why)"))
+    }
+    for (z, count) in summary.coalesced.sorted(by: { $0.key < $1.key }) where count > 0 {
+      report(
+        ReadDiagnostic(
+          severity: .note,
+          message:
+            "tiles: zoom \(z): merged \(plural(count, "feature")) into their neighbours\(how)"))
+    }
+    for (name, count) in summary.unconverted.sorted(by: { $0.key < $1.key }) {
+      report(
+        ReadDiagnostic(
+          severity: .warning,
+          message: "tiles: \(plural(count, "value")) of '\(name)' could not be converted by "
+            + "--attribute-type and were left out"))
+    }
+    for (tile, violation) in summary.oversized.prefix(Self.namedOversizedTiles) {
+      report(ReadDiagnostic(severity: .warning, message: "tiles: \(violation.warning(tile: tile))"))
+    }
+    guard !summary.oversized.isEmpty else { return }
+    let more = summary.oversized.count - Self.namedOversizedTiles
+    let advice =
+      strategy == nil
+      ? "map clients may not load them; use --drop-densest-as-needed (or another strategy), "
+        + "raise --max-zoom, or --no-tile-size-limit"
+      : "the highest zoom keeps every feature; raise --max-zoom (or use --max-zoom g)"
+    report(
+      ReadDiagnostic(
+        severity: .warning,
+        message: "tiles: \(plural(summary.oversized.count, "tile")) over the size limits"
+          + (more > 0 ? " (\(more) more not named)" : "") + "; " + advice))
+  }
+
+  private func plural(_ count: Int, _ noun: String) -> String {
+    count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
+  }
+}
