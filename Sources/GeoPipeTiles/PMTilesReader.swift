@@ -11,11 +11,25 @@ import GeoPipeMercator
 final class PMTilesReader: TilesetReader {
   typealias Entry = PMTilesDirectory.Entry
 
+  /// Where a part of the archive lies.
+  struct Section {
+    var offset: UInt64
+    var length: UInt64
+  }
+
+  /// The parts the header points at, in its order.
+  struct Sections {
+    var root: Section
+    var metadata: Section
+    var leaves: Section
+    var tiles: Section
+  }
+
   let path: String
   let metadata: TilesetMetadata
   let entries: JSONObject
   private let file: Int32
-  private let sections: [String: (offset: UInt64, length: UInt64)]
+  private let sections: Sections
   private let internalCompression: UInt8
   private let decompressor: GzipDecompressor
   private let root: [Entry]
@@ -52,15 +66,16 @@ final class PMTilesReader: TilesetReader {
         let bits = (0..<4).reduce(UInt32(0)) { $0 | UInt32(header[at + $1]) << (8 * UInt32($1)) }
         return Double(Int32(bitPattern: bits)) / 1e7
       }
-      var sections: [String: (offset: UInt64, length: UInt64)] = [:]
+      var found: [Section] = []
       for (k, name) in ["root directory", "metadata", "leaf directories", "tile data"].enumerated()
       {
         let (offset, length) = (u64(8 + 16 * k), u64(16 + 16 * k))
         guard offset <= size, length <= size - offset else {
           throw TilesError("its \(name) (\(length) bytes at \(offset)) lies past its \(size) bytes")
         }
-        sections[name] = (offset, length)
+        found.append(Section(offset: offset, length: length))
       }
+      let sections = Sections(root: found[0], metadata: found[1], leaves: found[2], tiles: found[3])
       self.sections = sections
       internalCompression = header[97]
       guard header[99] == 1 else {
@@ -76,7 +91,7 @@ final class PMTilesReader: TilesetReader {
       var entries = JSONObject()
       let meta = try Self.unpack(
         Self.read(
-          file, at: sections["metadata"]!.offset, count: sections["metadata"]!.length,
+          file, at: sections.metadata.offset, count: sections.metadata.length,
           fileSize: size), compression: internalCompression, decompressor: decompressor)
       if !meta.isEmpty {
         guard case .object(let object) = try JSONText.parse(meta, name: "metadata") else {
@@ -94,7 +109,7 @@ final class PMTilesReader: TilesetReader {
       metadata = TilesetMetadata(
         entries: entries, minZoom: Int(header[100]), maxZoom: Int(header[101]))
       root = try Self.directory(
-        file, sections["root directory"]!, fileSize: size, compression: internalCompression,
+        file, sections.root, fileSize: size, compression: internalCompression,
         decompressor: decompressor, sections: sections)
       stack = [(root, 0, 0)]
     } catch {
@@ -169,32 +184,33 @@ final class PMTilesReader: TilesetReader {
   }
 
   private func leaf(_ entry: Entry) throws -> [Entry] {
-    let leaves = sections["leaf directories"]!
+    let leaves = sections.leaves
     return try Self.directory(
-      file, (leaves.offset + entry.offset, UInt64(entry.length)), fileSize: UInt64.max,
+      file, Section(offset: leaves.offset + entry.offset, length: UInt64(entry.length)),
+      fileSize: UInt64.max,
       compression: internalCompression, decompressor: decompressor, sections: sections)
   }
 
   private func tileData(_ entry: Entry) throws -> [UInt8] {
     if let lastData, lastData.offset == entry.offset { return lastData.bytes }
     let bytes = try Self.read(
-      file, at: sections["tile data"]!.offset + entry.offset, count: UInt64(entry.length),
+      file, at: sections.tiles.offset + entry.offset, count: UInt64(entry.length),
       fileSize: UInt64.max)
     lastData = (entry.offset, bytes)
     return bytes
   }
 
   private static func directory(
-    _ file: Int32, _ section: (offset: UInt64, length: UInt64), fileSize: UInt64,
+    _ file: Int32, _ section: Section, fileSize: UInt64,
     compression: UInt8, decompressor: GzipDecompressor,
-    sections: [String: (offset: UInt64, length: UInt64)]
+    sections: Sections
   ) throws -> [Entry] {
     let bytes = try unpack(
       read(file, at: section.offset, count: section.length, fileSize: fileSize),
       compression: compression, decompressor: decompressor)
     return try PMTilesDirectory.parse(
-      bytes, sectionLength: sections["tile data"]!.length,
-      leafLength: sections["leaf directories"]!.length)
+      bytes, sectionLength: sections.tiles.length,
+      leafLength: sections.leaves.length)
   }
 
   /// Directory or metadata bytes uncompressed: gzip when the header says so, or (compression
@@ -222,8 +238,10 @@ final class PMTilesReader: TilesetReader {
     var bytes = [UInt8](repeating: 0, count: Int(count))
     var done = 0
     while done < bytes.count {
-      let n = bytes.withUnsafeMutableBytes {
-        pread(file, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done))
+      let n = bytes.withUnsafeMutableBytes { buffer in
+        buffer.baseAddress.map {
+          pread(file, $0 + done, buffer.count - done, off_t(offset) + off_t(done))
+        } ?? 0
       }
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else {
