@@ -64,8 +64,9 @@ public struct TilesetJoiner {
       Self.run(jobs, filter: filter)
     }
     defer { pool.cancel() }
-    func drain(waiting: Bool) throws {
-      while let output = pool.next(waiting: waiting) {
+    // Results are taken while more than `limit` batches are out (all of them at the end).
+    func drain(limit: Int) throws {
+      while let output = pool.next(waiting: pool.inFlight > limit) {
         for (tile, data, features) in try output.get() {
           try writer.writeTile(tile, data: data)
           summary.tiles += 1
@@ -90,13 +91,12 @@ public struct TilesetJoiner {
       if batch.count == 256 {
         pool.submit(batch)
         batch = []
-        pool.waitForRoom(below: 4 * max(threads, 1))
-        try drain(waiting: false)
+        try drain(limit: 2 * max(threads, 1))
       }
     }
     if !batch.isEmpty { pool.submit(batch) }
     pool.close()
-    try drain(waiting: true)
+    try drain(limit: 0)
     return summary
   }
 

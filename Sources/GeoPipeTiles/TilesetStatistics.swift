@@ -8,11 +8,17 @@ import GeoPipeMercator
 public struct TilesetStatistics: Sendable {
   /// One zoom's tiles.
   public struct Zoom: Sendable {
+    /// The zoom.
     public var zoom: Int
+    /// Tiles stored at it.
     public var tiles = 0
+    /// Their stored bytes in all.
     public var bytes = 0
+    /// The largest tile's stored bytes.
     public var maxBytes = 0
+    /// The median stored bytes (the lower middle one of an even count).
     public var medianBytes = 0
+    /// Features in all its tiles, over all layers.
     public var features = 0
   }
 
