@@ -63,8 +63,20 @@ public final class TileFeatureDecoder {
   }
 
   /// Tile coordinates to longitude and latitude as MVT defines them: `x / extent` across the
-  /// tile, then inverse Web Mercator.
+  /// tile, then inverse Web Mercator; rings reversed, since a ring MVT winds clockwise on
+  /// screen (y down) runs clockwise on the map, and RFC 7946 winds exteriors the other way.
   private func toLongitudeLatitude(_ geometry: inout Geometry, tile: TileID, extent: Int) {
+    switch geometry {
+    case .polygon(var rings):
+      for k in rings.indices { rings[k].reverse() }
+      geometry = .polygon(rings)
+    case .multiPolygon(var polygons):
+      for p in polygons.indices {
+        for k in polygons[p].indices { polygons[p][k].reverse() }
+      }
+      geometry = .multiPolygon(polygons)
+    default: break
+    }
     let scale = 1 / (Double(extent) * Double(1 << tile.z))
     let x0 = Double(tile.x) * Double(extent)
     let y0 = Double(tile.y) * Double(extent)
