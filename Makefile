@@ -50,6 +50,7 @@ test: deps
 	$(SWIFT) build
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)
+	Scripts/test-tiles-read.sh $(BIN)
 	Scripts/test-overlay.sh $(BIN)
 	Scripts/test-simplify.sh $(BIN)
 	Scripts/test-countries.sh $(BIN)
