@@ -27,7 +27,7 @@ enum TilesCommand {
       OptionSpec(
         "tile-coordinates", .flag,
         help: "Keep the tile's integer coordinates (x east, y down, 0 to the layer's extent) "
-          + "instead of longitudes and latitudes."),
+          + "and its winding, instead of longitudes and latitudes."),
     ] + Help.stdoutOptions
 
   static let joinOptions: [OptionSpec] = [
