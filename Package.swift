@@ -96,7 +96,7 @@ var targets: [Target] = [
     name: "geopipe",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeStages", "GeoPipePipeline",
-      "GeoPipeValidation", "GeoPipeMercator", "GeoPipeGeocoding",
+      "GeoPipeValidation", "GeoPipeMercator", "GeoPipeGeocoding", "GeoPipeTiles",
     ],
     swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
