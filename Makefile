@@ -65,6 +65,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geocode.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/render.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles-join.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/formats.sh
 	GEOPIPE=$(RELEASE_BIN) bench/expressions.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/join.sh
