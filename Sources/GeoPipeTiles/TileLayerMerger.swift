@@ -64,29 +64,12 @@ struct TileLayerMerger {
         tags.append(keyMap[key])
         tags.append(valueMap[value])
       }
-      append(feature, geometry: layer.bytes[feature.geometry])
+      let geometry = layer.bytes[feature.geometry]
+      features.feature(
+        id: feature.id, tags: tags, type: feature.type, geometryLength: geometry.count
+      ) { $0.bytes.append(contentsOf: geometry) }
+      count += 1
     }
-  }
-
-  /// Writes a Feature message (MVT 2.1 §4.2), its length worked out first.
-  private mutating func append(_ feature: TileFeature, geometry: ArraySlice<UInt8>) {
-    let tagsLength = tags.reduce(0) { $0 + ProtobufWriter.size(UInt64($1)) }
-    var length = 2 + 1 + ProtobufWriter.size(UInt64(geometry.count)) + geometry.count
-    if let id = feature.id { length += 1 + ProtobufWriter.size(id) }
-    if !tags.isEmpty { length += 1 + ProtobufWriter.size(UInt64(tagsLength)) + tagsLength }
-    features.key(2, 2)
-    features.varint(UInt64(length))
-    if let id = feature.id { features.varintField(1, id) }
-    if !tags.isEmpty {
-      features.key(2, 2)
-      features.varint(UInt64(tagsLength))
-      for tag in tags { features.varint(UInt64(tag)) }
-    }
-    features.varintField(3, UInt64(feature.type))
-    features.key(4, 2)
-    features.varint(UInt64(geometry.count))
-    features.bytes.append(contentsOf: geometry)
-    count += 1
   }
 
   /// The layer message, appended to a tile as field 3.
