@@ -106,6 +106,10 @@ import Testing
         "--max-tile-bytes", "10",
       ], in: folder)
     #expect(quiet.status == 0 && !quiet.err.contains("warning"), "\(quiet)")
+    let misspelt = try geopipe(
+      ["tiles", "join", "y.pmtiles", "points.pmtiles", "-y", "nmae"], in: folder)
+    #expect(misspelt.status == 0)
+    #expect(misspelt.err.contains("warning: no input layer has the attribute 'nmae'"))
     let info = try JSON.parse(geopipe(["tiles", "info", "--json", "x.pmtiles"], in: folder).out)
     let fields = info["metadata"]?["vector_layers"]?.array?.first?["fields"]
     #expect(fields?["rank"] == nil && fields?["name"] != nil)
