@@ -51,6 +51,7 @@ test: deps
 	$(SWIFT) test
 	Scripts/test-tile-areas.sh $(BIN)
 	Scripts/test-tile-limits.sh $(BIN)
+	Scripts/test-tiles-read.sh $(BIN)
 	Scripts/test-overlay.sh $(BIN)
 	Scripts/test-simplify.sh $(BIN)
 	Scripts/test-countries.sh $(BIN)
@@ -65,6 +66,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) SWIFT=$(SWIFT) bench/geocode.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/render.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles-join.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/formats.sh
 	GEOPIPE=$(RELEASE_BIN) bench/expressions.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/join.sh

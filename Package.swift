@@ -96,7 +96,7 @@ var targets: [Target] = [
     name: "geopipe",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeStages", "GeoPipePipeline",
-      "GeoPipeValidation", "GeoPipeMercator", "GeoPipeGeocoding",
+      "GeoPipeValidation", "GeoPipeMercator", "GeoPipeGeocoding", "GeoPipeTiles",
     ],
     swiftSettings: strict,
     linkerSettings: [.linkedLibrary("jemalloc")]),
@@ -174,7 +174,7 @@ var products: [Product] = [
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
   for name in [
     "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob", "FuzzDBase",
-    "FuzzXML", "FuzzFlatGeobuf",
+    "FuzzXML", "FuzzFlatGeobuf", "FuzzTiles",
   ] {
     let dependency: Target.Dependency =
       switch name {
@@ -183,6 +183,7 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
       case "FuzzDBase": "GeoPipeShapefile"
       case "FuzzXML": "GeoPipeXML"
       case "FuzzFlatGeobuf": "GeoPipeFlatGeobuf"
+      case "FuzzTiles": "GeoPipeTiles"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

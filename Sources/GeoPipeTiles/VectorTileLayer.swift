@@ -58,23 +58,10 @@ struct VectorTileLayerEncoder {
       local.append(Self.index(of: tags[k + 1], in: &values, &valueIndex))
       k += 2
     }
-    let tagsLength = local.reduce(0) { $0 + ProtobufWriter.size(UInt64($1)) }
     let geometryLength = geometry.reduce(0) { $0 + ProtobufWriter.size(UInt64($1)) }
-    var length = 2 + 1 + ProtobufWriter.size(UInt64(geometryLength)) + geometryLength
-    if let id { length += 1 + ProtobufWriter.size(id) }
-    if !local.isEmpty { length += 1 + ProtobufWriter.size(UInt64(tagsLength)) + tagsLength }
-    features.key(2, 2)
-    features.varint(UInt64(length))
-    if let id { features.varintField(1, id) }
-    if !local.isEmpty {
-      features.key(2, 2)
-      features.varint(UInt64(tagsLength))
-      for tag in local { features.varint(UInt64(tag)) }
+    features.feature(id: id, tags: local, type: kind, geometryLength: geometryLength) {
+      for command in geometry { $0.varint(UInt64(command)) }
     }
-    features.varintField(3, UInt64(kind))
-    features.key(4, 2)
-    features.varint(UInt64(geometryLength))
-    for command in geometry { features.varint(UInt64(command)) }
     count += 1
   }
 
@@ -100,5 +87,33 @@ struct VectorTileLayerEncoder {
     table.append(global)
     index[global] = local
     return local
+  }
+}
+
+extension ProtobufWriter {
+  /// Appends a Feature message (MVT 2.1 §4.2) as field 2 of a layer.
+  ///
+  /// It holds the id, tags, type and the `geometryLength` bytes of packed commands that
+  /// `geometry` writes; the length is worked out first, so no feature needs buffers of its own.
+  mutating func feature(
+    id: UInt64?, tags: [UInt32], type: UInt8, geometryLength: Int,
+    geometry: (inout ProtobufWriter) -> Void
+  ) {
+    let tagsLength = tags.reduce(0) { $0 + ProtobufWriter.size(UInt64($1)) }
+    var length = 2 + 1 + ProtobufWriter.size(UInt64(geometryLength)) + geometryLength
+    if let id { length += 1 + ProtobufWriter.size(id) }
+    if !tags.isEmpty { length += 1 + ProtobufWriter.size(UInt64(tagsLength)) + tagsLength }
+    key(2, 2)
+    varint(UInt64(length))
+    if let id { varintField(1, id) }
+    if !tags.isEmpty {
+      key(2, 2)
+      varint(UInt64(tagsLength))
+      for tag in tags { varint(UInt64(tag)) }
+    }
+    varintField(3, UInt64(type))
+    key(4, 2)
+    varint(UInt64(geometryLength))
+    geometry(&self)
   }
 }

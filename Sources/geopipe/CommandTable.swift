@@ -11,6 +11,8 @@ struct CommandEntry: Sendable {
   struct Action: Sendable {
     var name: String
     var options: [OptionSpec]
+    /// The heading of its options in help, when help lists them apart from the command's.
+    var title: String?
   }
 
   /// The word after `geopipe`.
@@ -25,6 +27,9 @@ struct CommandEntry: Sendable {
   var groups: [(title: String, options: [OptionSpec])]
   /// The actions, when the command takes one first (its options then come from the action).
   var actions: [Action] = []
+  /// Whether the command also runs without an action (`tiles OUT.pmtiles` beside
+  /// `tiles info PATH`).
+  var runsWithoutAction = false
   /// Whether the command reads all features before it writes any (said in help).
   var buffersAll = false
   /// Parses the words after the name (and action) against the options.
@@ -47,10 +52,29 @@ struct CommandEntry: Sendable {
   /// The help `--help` prints.
   var help: String {
     let usageName =
-      actions.isEmpty ? name : name + " " + actions.map(\.name).joined(separator: "|")
+      actions.isEmpty || runsWithoutAction
+      ? name : name + " " + actions.map(\.name).joined(separator: "|")
     return Help.command(
       name: usageName, abstract: abstract, discussion: discussion, examples: examples,
-      groups: groups, buffersAll: buffersAll)
+      groups: groups, buffersAll: buffersAll,
+      actions: actions.compactMap { action in
+        action.title.map { (name + " " + action.name, $0, action.options) }
+      })
+  }
+
+  /// This command with `extra`'s actions beside it, run by `extra` when one is named.
+  func adding(_ extra: CommandActions?) -> CommandEntry {
+    guard let extra else { return self }
+    var entry = self
+    entry.actions = extra.actions
+    entry.runsWithoutAction = true
+    entry.discussion += "\n\n" + extra.discussion
+    entry.examples += extra.examples
+    let runStage = run
+    entry.run = { action, values in
+      if let action { extra.run(action, values) } else { runStage(nil, values) }
+    }
+    return entry
   }
 
   /// Runs the command on the words after its name: help, short names, parsing, then `run`.
@@ -62,7 +86,10 @@ struct CommandEntry: Sendable {
     var action: Action?
     var rest = words
     if !actions.isEmpty {
-      guard let first = words.first, let chosen = actions.first(where: { $0.name == first }) else {
+      if let first = words.first, let chosen = actions.first(where: { $0.name == first }) {
+        action = chosen
+        rest.removeFirst()
+      } else if !runsWithoutAction {
         if words.isEmpty {
           print(help, terminator: "")
         } else {
@@ -71,8 +98,6 @@ struct CommandEntry: Sendable {
         }
         return ExitStatus.usage.rawValue
       }
-      action = chosen
-      rest.removeFirst()
     }
     let options = action.map { $0.options + Help.globalOptions } ?? groups.flatMap(\.options)
     let values: OptionValues
@@ -111,14 +136,28 @@ struct CommandEntry: Sendable {
   }
 }
 
+/// Actions a command takes besides what it runs without one, with their help and what runs
+/// them (`tiles info|decode|join` beside the `tiles` stage).
+struct CommandActions: Sendable {
+  var actions: [CommandEntry.Action]
+  /// Paragraphs added to the command's help.
+  var discussion: String
+  var examples: [String]
+  /// Runs the named action on its parsed options.
+  var run: @Sendable (_ action: String, _ values: OptionValues) -> Int32
+}
+
 /// Every command, in the order the overview lists them.
 enum CommandTable {
+  /// Actions of stage commands, by the stage's name.
+  static let stageActions: [String: CommandActions] = ["tiles": TilesCommand.actions]
+
   static let all: [CommandEntry] =
     PipelineCommand.entries
     + StageRegistry.all.flatMap { definition in
+      let entry = Command.entry(for: definition).adding(stageActions[definition.name])
       // convert is read and write in one: it follows them.
-      definition.name == "write"
-        ? [Command.entry(for: definition), Command.convertEntry] : [Command.entry(for: definition)]
+      return definition.name == "write" ? [entry, Command.convertEntry] : [entry]
     }
     + [
       LayersCommand.entry, ValidateCommand.entry, GazetteerCommand.entry, CameraCommand.entry,

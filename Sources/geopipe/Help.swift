@@ -64,21 +64,26 @@ enum Help {
 
   static func command(
     name: String, abstract: String, discussion: String, examples: [String],
-    groups: [(title: String, options: [OptionSpec])], buffersAll: Bool = false
+    groups: [(title: String, options: [OptionSpec])], buffersAll: Bool = false,
+    actions: [(usage: String, title: String, options: [OptionSpec])] = []
   ) -> String {
-    let all = groups.flatMap(\.options)
-    var usage = "USAGE: geopipe \(name)"
-    for spec in all where spec.isPositional {
-      let words = spec.isVariadic ? "<\(spec.name)> ..." : "<\(spec.name)>"
-      usage += spec.isRequired ? " \(words)" : " [\(words)]"
+    func usage(_ name: String, _ options: [OptionSpec]) -> String {
+      var usage = "geopipe \(name)"
+      for spec in options where spec.isPositional {
+        let words = spec.isVariadic ? "<\(spec.name)> ..." : "<\(spec.name)>"
+        usage += spec.isRequired ? " \(words)" : " [\(words)]"
+      }
+      return usage + " [<options>]"
     }
-    usage += " [<options>]"
-    var lines = ["OVERVIEW: \(abstract)", "", usage, ""]
+    var lines = ["OVERVIEW: \(abstract)", "", "USAGE: " + usage(name, groups.flatMap(\.options))]
+    lines += actions.map { "       " + usage($0.usage, $0.options) }
+    lines.append("")
     lines += discussion.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if buffersAll {
       lines += ["", "This stage reads all features before it writes any."]
     }
-    for group in groups where !group.options.isEmpty {
+    let actionGroups = actions.map { (title: $0.title, options: $0.options) }
+    for group in groups + actionGroups where !group.options.isEmpty {
       lines += ["", "\(group.title):"]
       for spec in group.options {
         let left =
