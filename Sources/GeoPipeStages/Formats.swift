@@ -2,6 +2,7 @@ import GeoPipeCore
 import GeoPipeFlatGeobuf
 import GeoPipeGeoPackage
 import GeoPipeIO
+import GeoPipePostgreSQL
 import GeoPipeShapefile
 import GeoPipeStageKit
 import GeoPipeXML
@@ -16,6 +17,7 @@ public enum Formats {
     FeatureFormats.register(KML.format)
     FeatureFormats.register(GPX.format)
     FeatureFormats.register(FlatGeobuf.format)
+    FeatureFormats.register(PostgreSQL.format)
   }()
 
   /// Every format, after registration.
