@@ -57,6 +57,10 @@ final class PostgreSQLWriter: FeatureWriter {
     } else {
       srid = 4326
     }
+    if options.precision != nil {
+      throw GeoPipeError.usage(
+        "PostgreSQL keeps every coordinate as it is: leave out --precision")
+    }
     if upsertKey != nil && ifExists == .replace {
       throw GeoPipeError.usage(
         "--upsert-on updates an existing table: leave out --if-exists replace")
