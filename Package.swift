@@ -181,7 +181,7 @@ var products: [Product] = [
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
   for name in [
     "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob", "FuzzDBase",
-    "FuzzXML", "FuzzFlatGeobuf",
+    "FuzzXML", "FuzzFlatGeobuf", "FuzzPostgreSQLCopy",
   ] {
     let dependency: Target.Dependency =
       switch name {
@@ -190,6 +190,7 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
       case "FuzzDBase": "GeoPipeShapefile"
       case "FuzzXML": "GeoPipeXML"
       case "FuzzFlatGeobuf": "GeoPipeFlatGeobuf"
+      case "FuzzPostgreSQLCopy": "GeoPipePostgreSQL"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

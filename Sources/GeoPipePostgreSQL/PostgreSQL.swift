@@ -74,6 +74,36 @@ public enum PostgreSQL {
     return parameters.isEmpty ? base : base + "?" + parameters.joined(separator: "&")
   }
 
+  /// The features in binary COPY data handed over in `chunks`, as the reader decodes them, for
+  /// the fuzz target: the columns are a geometry (EWKB), then one of each type decoded as sent
+  /// (boolean, smallint, integer, bigint, real, double precision, text, json, jsonb).
+  ///
+  /// Malformed data throws a `GeoPipeError` with the data-error status.
+  public static func features(copyData chunks: [[UInt8]]) throws -> [Feature] {
+    let decodings: [PostgreSQLQuery.Decoding] = [
+      .geometry, .boolean, .int2, .int4, .int8, .float4, .float8, .text, .json, .jsonb,
+    ]
+    let decoder = CopyDecoder(
+      source: ChunkSource(chunks), columns: decodings.map { ("\($0)", $0) }, fidIndex: 4,
+      name: "copy")
+    var features: [Feature] = []
+    while let feature = try decoder.next() { features.append(feature) }
+    return features
+  }
+
+  /// COPY data from memory.
+  private final class ChunkSource: CopyDataSource {
+    private var chunks: ArraySlice<[UInt8]>
+
+    init(_ chunks: [[UInt8]]) { self.chunks = chunks[...] }
+
+    func nextCopyData(_ body: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+      guard let chunk = chunks.popFirst() else { return false }
+      try chunk.withUnsafeBytes(body)
+      return true
+    }
+  }
+
   /// A `[schema.]name` table name split in two (no schema: nil, the search path decides).
   static func tableName(_ text: String) throws -> (schema: String?, name: String) {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
