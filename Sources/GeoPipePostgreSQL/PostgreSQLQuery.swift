@@ -32,9 +32,10 @@ struct PostgreSQLQuery {
     do {
       described = try connection.describe(prefix + source + " AS q")
     } catch var error {
-      // Positions count from the start of the query as given.
-      let shift = prefix.count + (source.hasPrefix("(") ? 1 : 0)
-      error.position = error.position.map { $0 > shift ? $0 - shift : $0 }
+      // Positions count from the start of the query as given (a table name has none).
+      let shift = prefix.count + 1
+      error.position =
+        source.hasPrefix("(") ? error.position.map { $0 > shift ? $0 - shift : $0 } : nil
       throw error
     }
     let spatial = try connection.execute(
