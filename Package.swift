@@ -135,6 +135,9 @@ var targets: [Target] = [
     name: "GeoPipeShapefileTests", dependencies: ["GeoPipeShapefile", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
+    name: "GeoPipePostgreSQLTests", dependencies: ["GeoPipePostgreSQL", "GeoPipeCore"],
+    swiftSettings: strict),
+  .testTarget(
     name: "GeoPipeXMLTests", dependencies: ["GeoPipeXML", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(

@@ -104,6 +104,10 @@ public enum PostgreSQL {
     }
   }
 
+  /// Why `write` refuses an existing table.
+  static let tableExists =
+    "the table exists: give --if-exists replace or append, or --upsert-on"
+
   /// A `[schema.]name` table name split in two (no schema: nil, the search path decides).
   static func tableName(_ text: String) throws -> (schema: String?, name: String) {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)

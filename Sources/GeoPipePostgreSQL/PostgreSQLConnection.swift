@@ -99,6 +99,18 @@ final class PostgreSQLConnection {
     return String(cString: quoted)
   }
 
+  /// A `[schema.]name` table name, quoted.
+  func quote(table: (schema: String?, name: String)) throws(PostgreSQLError) -> String {
+    let name = try quote(table.name)
+    guard let schema = table.schema else { return name }
+    return try quote(schema) + "." + name
+  }
+
+  /// Whether a table (quoted, as `quote(table:)` makes it) exists.
+  func tableExists(_ quoted: String) throws(PostgreSQLError) -> Bool {
+    try execute("SELECT to_regclass($1) IS NOT NULL", [quoted]).first?.first == "t"
+  }
+
   /// Starts `COPY … FROM STDIN`.
   func beginCopyIn(_ sql: String) throws(PostgreSQLError) {
     let result = PQexec(connection, sql)

@@ -15,21 +15,19 @@ struct PostgreSQLLoad {
     columns: [(name: String, type: String)],
     rows: ((UnsafeRawBufferPointer) throws -> Void) throws -> Void
   ) throws {
-    let target = try qualified(table.name)
+    let target = try connection.quote(table: table)
     let names = columns.map(\.name).joined(separator: ", ")
     let definitions = columns.map { "\($0.name) \($0.type)" }.joined(separator: ", ")
     let keyed = definitions + (primaryKey.map { ", PRIMARY KEY (\($0))" } ?? "")
     let geometry = columns.first { $0.type.hasPrefix("geometry") }?.name ?? columns[0].name
     try connection.execute("BEGIN")
     do {
-      let exists = try connection.execute("SELECT to_regclass($1) IS NOT NULL", [target])
-      if exists.first?.first == "t" {
+      if try connection.tableExists(target) {
         switch (ifExists, upsertKey) {
         case (.fail, nil):
-          throw PostgreSQLError(
-            message: "the table exists: give --if-exists replace or append, or --upsert-on")
+          throw PostgreSQLError(message: PostgreSQL.tableExists)
         case (.replace, _):
-          let fresh = try qualified(table.name + "_geopipe_new")
+          let fresh = try connection.quote(table: (table.schema, table.name + "_geopipe_new"))
           try connection.execute("CREATE TABLE \(fresh) (\(keyed))")
           try copy(into: fresh, names: names, rows: rows)
           try connection.execute("DROP TABLE \(target)")
@@ -57,10 +55,6 @@ struct PostgreSQLLoad {
       _ = try? connection.execute("ROLLBACK")
       throw error
     }
-  }
-
-  private func qualified(_ name: String) throws -> String {
-    try (table.schema.map { try connection.quote($0) + "." } ?? "") + connection.quote(name)
   }
 
   private func copy(

@@ -28,10 +28,11 @@ final class PostgreSQLReader: FeatureReader {
     let source: String
     switch (values.string("table") ?? options.layer, values.string("sql")) {
     case (let table?, nil):
-      let parts = try PostgreSQL.tableName(table)
-      source =
-        try (parts.schema.map { try connection.quote($0) + "." } ?? "")
-        + connection.quote(parts.name)
+      do {
+        source = try connection.quote(table: try PostgreSQL.tableName(table))
+      } catch let error as PostgreSQLError {
+        throw GeoPipeError("cannot read \(name): \(error)", status: .noInput)
+      }
     case (nil, let sql?):
       var text = Substring(sql)
       while let last = text.last, last == ";" || last.isWhitespace { text = text.dropLast() }

@@ -68,8 +68,19 @@ final class PostgreSQLWriter: FeatureWriter {
     if geometryColumn == fidColumn {
       throw GeoPipeError.usage("--fid-column and --geometry-column name the same column")
     }
-    // Connecting now reports a wrong URL or password before any feature is read.
-    _ = try connect()
+    // A wrong URL or password, or a table in the way, is reported before any feature is read
+    // (and the table checked again in the transaction).
+    let connection = try connect()
+    do {
+      if ifExists == .fail && upsertKey == nil,
+        try connection.tableExists(try connection.quote(table: table))
+      {
+        throw PostgreSQLError(message: PostgreSQL.tableExists)
+      }
+    } catch let error as PostgreSQLError {
+      throw GeoPipeError(
+        "cannot write \(name): table '\(tableText)': \(error)", status: .cannotCreate)
+    }
     scratch = try ScratchFile(in: ScratchFile.temporaryFolder, for: name)
   }
 
