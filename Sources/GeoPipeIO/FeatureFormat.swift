@@ -275,15 +275,12 @@ public enum FeatureFormats {
   /// Every format, in registration order.
   public static var all: [FeatureFormat] { registry.withLock { $0 } }
 
-  /// The formats geopipe reads.
-  public static var readable: [FeatureFormat] {
-    all.filter { $0.open != nil || $0.openURL != nil }
-  }
+  /// The formats of files geopipe reads (`--input-format` offers them; formats read from URLs
+  /// are chosen by the URL).
+  public static var readable: [FeatureFormat] { all.filter { $0.open != nil } }
 
-  /// The formats geopipe writes.
-  public static var writable: [FeatureFormat] {
-    all.filter { $0.create != nil || $0.createURL != nil }
-  }
+  /// The formats of files geopipe writes (`--output-format` offers them).
+  public static var writable: [FeatureFormat] { all.filter { $0.create != nil } }
 
   /// Adds a format, or replaces the one with its name.
   public static func register(_ format: FeatureFormat) {

@@ -131,11 +131,9 @@ extension FeatureReaders {
       if advice.hasSuffix(" INPUT") && name != "<stdin>" {
         advice = advice.dropLast(5) + (name.contains(" ") ? "'\(name)'" : name)
       }
-      // The formats of files: those read from URLs (a database) are no alternative here.
-      let files = FeatureFormats.readable.filter { $0.open != nil }
       throw GeoPipeError.data(
         "the input is \(format.name), which geopipe does not read (it reads "
-          + "\(FeatureFormats.titles(files)))\(advice)", at: location)
+          + "\(FeatureFormats.titles(FeatureFormats.readable)))\(advice)", at: location)
     case (.jsonArray, .csv), (.text, .csv), (.empty, .csv): return .csv
     case (.jsonArray, _):
       throw GeoPipeError.data(

@@ -164,7 +164,7 @@ enum ReadStage {
     options.layer = layer
     options.bbox = bbox
     options.formatOptions = Formats.formatValues(
-      Formats.readable.flatMap(\.readOptions), from: values)
+      Formats.readFormatOptions, from: values)
     if let policy = values.string("on-error") {
       options.onError = ErrorPolicy(rawValue: policy) ?? .fail
     }

@@ -163,7 +163,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.layer = values.string("layer")
     if let crs, !CoordinateTransformer.isWGS84(crs) { options.crs = crs }
     options.formatOptions = Formats.formatValues(
-      Formats.writable.flatMap(\.writeOptions), from: values)
+      Formats.writeFormatOptions, from: values)
     let format = outputFormat(path: path, values: values)
     if let crs, !CoordinateTransformer.isWGS84(crs) {
       if let problem = CoordinateTransformer.problem(with: crs) {
