@@ -56,6 +56,7 @@ test: deps
 	Scripts/test-simplify.sh $(BIN)
 	Scripts/test-countries.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
+	Scripts/with-postgres.sh Scripts/test-postgis.sh $(BIN)
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
@@ -70,6 +71,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/formats.sh
 	GEOPIPE=$(RELEASE_BIN) bench/expressions.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/join.sh
+	GEOPIPE=$(RELEASE_BIN) Scripts/with-postgres.sh bench/postgis.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -31,6 +31,9 @@ var targets: [Target] = [
     name: "CLibXML2", path: "Sources/CLibXML2", pkgConfig: "libxml-2.0",
     providers: [.apt(["libxml2-dev"])]),
   .systemLibrary(
+    name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
+    providers: [.apt(["libpq-dev"])]),
+  .systemLibrary(
     name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
     providers: [.apt(["libcairo2-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
@@ -53,6 +56,10 @@ var targets: [Target] = [
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(
     name: "GeoPipeFlatGeobuf", dependencies: ["GeoPipeCore", "GeoPipeIO"], swiftSettings: fast),
+  // PostgreSQL/PostGIS tables and queries through libpq (binary COPY in and out).
+  .target(
+    name: "GeoPipePostgreSQL", dependencies: ["GeoPipeCore", "GeoPipeIO", "CLibPQ"],
+    swiftSettings: fast),
   .target(name: "GeoPipeMercator", dependencies: ["GeoPipeCore"], swiftSettings: fast),
   .target(
     name: "GeoPipeTiles",
@@ -80,7 +87,7 @@ var targets: [Target] = [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeStageKit", "GeoPipeGeometry", "GeoPipeGEOS",
       "GeoPipeClustering", "GeoPipeGeocoding", "GeoPipeGeoPackage", "GeoPipeFlatGeobuf",
       "GeoPipeMercator", "GeoPipeRender", "GeoPipeShapefile", "GeoPipeTiles",
-      "GeoPipeValidation", "GeoPipeSpatialIndex", "GeoPipeXML",
+      "GeoPipeValidation", "GeoPipeSpatialIndex", "GeoPipeXML", "GeoPipePostgreSQL",
     ],
     swiftSettings: fast),
   .target(
@@ -126,6 +133,9 @@ var targets: [Target] = [
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeShapefileTests", dependencies: ["GeoPipeShapefile", "GeoPipeIO", "GeoPipeCore"],
+    swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipePostgreSQLTests", dependencies: ["GeoPipePostgreSQL", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeXMLTests", dependencies: ["GeoPipeXML", "GeoPipeIO", "GeoPipeCore"],
@@ -174,7 +184,7 @@ var products: [Product] = [
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
   for name in [
     "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob", "FuzzDBase",
-    "FuzzXML", "FuzzFlatGeobuf", "FuzzTiles",
+    "FuzzXML", "FuzzFlatGeobuf", "FuzzTiles", "FuzzPostgreSQLCopy",
   ] {
     let dependency: Target.Dependency =
       switch name {
@@ -184,6 +194,7 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
       case "FuzzXML": "GeoPipeXML"
       case "FuzzFlatGeobuf": "GeoPipeFlatGeobuf"
       case "FuzzTiles": "GeoPipeTiles"
+      case "FuzzPostgreSQLCopy": "GeoPipePostgreSQL"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

@@ -16,6 +16,10 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
   public typealias Create = @Sendable (FormatOutput, WriteOptions) throws -> any FeatureWriter
   /// Describes the layers of an input whose format is this one.
   public typealias Layers = @Sendable (FormatInput, ReadOptions) throws -> [LayerInfo]
+  /// Opens a reader on a URL of one of the format's schemes (a database's address).
+  public typealias OpenURL = @Sendable (_ url: String, ReadOptions) throws -> any FeatureReader
+  /// Opens a writer to a URL of one of the format's schemes.
+  public typealias CreateURL = @Sendable (_ url: String, WriteOptions) throws -> any FeatureWriter
 
   /// The name used by `--input-format`/`--output-format` (`geojson`, `gpkg`).
   public let name: String
@@ -45,6 +49,13 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
   public let writeOptions: [FormatOption]
   /// For the text formats: which one content detection is to pick.
   let text: TextFormat?
+  /// The URL schemes, lowercase, whose addresses (`postgresql://…`) name an input or output in
+  /// this format instead of a file; empty for formats of files.
+  public private(set) var schemes: [String] = []
+  /// Opens a reader on a URL of `schemes`; nil when the format is not read from URLs.
+  public private(set) var openURL: OpenURL?
+  /// Opens a writer to a URL of `schemes`; nil when the format is not written to URLs.
+  public private(set) var createURL: CreateURL?
 
   /// Describes a format.
   public init(
@@ -57,6 +68,20 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
       create: create, layers: layers, readOptions: readOptions, writeOptions: writeOptions,
       text: nil)
     if let writtenExtensions { self.writtenExtensions = writtenExtensions }
+  }
+
+  /// Describes a format whose inputs and outputs are named by URLs of `schemes` (a database
+  /// server), not files.
+  public init(
+    name: String, title: String, schemes: [String], openURL: OpenURL?, createURL: CreateURL?,
+    readOptions: [FormatOption] = [], writeOptions: [FormatOption] = []
+  ) {
+    self.init(
+      name: name, title: title, extensions: [], recognize: nil, open: nil, create: nil,
+      layers: nil, readOptions: readOptions, writeOptions: writeOptions, text: nil)
+    self.schemes = schemes
+    self.openURL = openURL
+    self.createURL = createURL
   }
 
   init(
@@ -250,10 +275,11 @@ public enum FeatureFormats {
   /// Every format, in registration order.
   public static var all: [FeatureFormat] { registry.withLock { $0 } }
 
-  /// The formats geopipe reads.
+  /// The formats of files geopipe reads (`--input-format` offers them; formats read from URLs
+  /// are chosen by the URL).
   public static var readable: [FeatureFormat] { all.filter { $0.open != nil } }
 
-  /// The formats geopipe writes.
+  /// The formats of files geopipe writes (`--output-format` offers them).
   public static var writable: [FeatureFormat] { all.filter { $0.create != nil } }
 
   /// Adds a format, or replaces the one with its name.
@@ -270,6 +296,13 @@ public enum FeatureFormats {
   /// The format with this name.
   public static func named(_ name: String) -> FeatureFormat? {
     all.first { $0.name == name }
+  }
+
+  /// The format whose URL scheme `path` starts with (`postgresql://…`), if any.
+  public static func addressed(by path: String) -> FeatureFormat? {
+    guard let end = path.range(of: "://") else { return nil }
+    let scheme = path[..<end.lowerBound].lowercased()
+    return all.first { $0.schemes.contains(scheme) }
   }
 
   /// The extension of a path's last component, lowercase, after a `.gz` suffix is taken off;

@@ -46,6 +46,12 @@ public enum FeatureReaders {
   public static func open(_ path: String, options: ReadOptions = ReadOptions()) throws
     -> any FeatureReader
   {
+    if let format = FeatureFormats.addressed(by: path) {
+      guard let open = format.openURL else {
+        throw GeoPipeError.usage("geopipe does not read \(format.title)")
+      }
+      return try open(path, options)
+    }
     let file = try FileByteSource(path: path)
     let name = path == "-" ? "<stdin>" : path
     return try open(
@@ -84,6 +90,9 @@ public enum FeatureReaders {
     }
     if let chosen = options.format {
       guard let open = chosen.open else {
+        if let scheme = chosen.schemes.first {
+          throw GeoPipeError.usage("\(chosen.title) is read from a \(scheme):// URL, not a file")
+        }
         throw GeoPipeError.usage("geopipe does not read \(chosen.title)")
       }
       return try open(input, options)

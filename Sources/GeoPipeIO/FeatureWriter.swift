@@ -12,10 +12,11 @@ public protocol FeatureWriter: AnyObject {
 
 /// Opens outputs in any registered format (`FeatureFormats`).
 public enum FeatureWriters {
-  /// The format to write `path` in: `given`, else the one its extension names (ignoring a
+  /// The format to write `path` in: the one whose URL scheme it starts with, else `given`, else the one its extension names (ignoring a
   /// `.gz` suffix), else GeoJSON for standard output; nil when the name tells nothing.
   public static func format(for path: String, given: FeatureFormat? = nil) -> FeatureFormat? {
-    given ?? FeatureFormats.writing(path) ?? (path == "-" ? .geoJSON : nil)
+    FeatureFormats.addressed(by: path) ?? given ?? FeatureFormats.writing(path)
+      ?? (path == "-" ? .geoJSON : nil)
   }
 
   /// The error for a path whose format cannot be told.
@@ -39,9 +40,18 @@ public enum FeatureWriters {
   public static func open(
     _ path: String, format given: FeatureFormat? = nil, options: WriteOptions = WriteOptions()
   ) throws -> any FeatureWriter {
+    if let format = FeatureFormats.addressed(by: path) {
+      guard let create = format.createURL else {
+        throw GeoPipeError.usage("geopipe does not write \(format.title)")
+      }
+      return try create(path, options)
+    }
     let file = try OutputFile(path: path)
     guard let format = format(for: path, given: given) else { throw unknownFormat(path) }
     guard let create = format.create else {
+      if let scheme = format.schemes.first {
+        throw GeoPipeError.usage("\(format.title) is written to a \(scheme):// URL, not a file")
+      }
       throw GeoPipeError.usage("geopipe does not write \(format.title)")
     }
     return try create(FormatOutput(path: path, file: file), options)

@@ -2,6 +2,7 @@ import GeoPipeCore
 import GeoPipeFlatGeobuf
 import GeoPipeGeoPackage
 import GeoPipeIO
+import GeoPipePostgreSQL
 import GeoPipeShapefile
 import GeoPipeStageKit
 import GeoPipeXML
@@ -16,6 +17,7 @@ public enum Formats {
     FeatureFormats.register(KML.format)
     FeatureFormats.register(GPX.format)
     FeatureFormats.register(FlatGeobuf.format)
+    FeatureFormats.register(PostgreSQL.format)
   }()
 
   /// Every format, after registration.
@@ -42,11 +44,21 @@ public enum Formats {
     return FeatureFormats.named(name)
   }
 
-  /// The options the readable formats add to `read`, as option specs (each name once).
-  static var readOptions: [OptionSpec] { specs(readable.flatMap(\.readOptions)) }
+  /// The options the formats geopipe reads (files and URLs) add to `read`.
+  static var readFormatOptions: [FormatOption] {
+    all.filter { $0.open != nil || $0.openURL != nil }.flatMap(\.readOptions)
+  }
 
-  /// The options the writable formats add to `write`, as option specs (each name once).
-  static var writeOptions: [OptionSpec] { specs(writable.flatMap(\.writeOptions)) }
+  /// The options the formats geopipe writes (files and URLs) add to `write`.
+  static var writeFormatOptions: [FormatOption] {
+    all.filter { $0.create != nil || $0.createURL != nil }.flatMap(\.writeOptions)
+  }
+
+  /// The options the formats add to `read`, as option specs (each name once).
+  static var readOptions: [OptionSpec] { specs(readFormatOptions) }
+
+  /// The options the formats add to `write`, as option specs (each name once).
+  static var writeOptions: [OptionSpec] { specs(writeFormatOptions) }
 
   /// Copies the formats' option values into `values`.
   static func formatValues(_ options: [FormatOption], from values: OptionValues)

@@ -48,7 +48,8 @@ enum ReadStage {
 
   static let definition = StageDefinition(
     name: "read",
-    abstract: "Read GeoJSON, CSV, GeoPackage, Shapefile, FlatGeobuf, KML or GPX as GeoJSONSeq.",
+    abstract:
+      "Read GeoJSON, CSV, GeoPackage, Shapefile, FlatGeobuf, KML, GPX or PostGIS as GeoJSONSeq.",
     discussion: """
       Reads a file (or standard input with '-') and writes one GeoJSON Feature per line to
       standard output, for the next command in a pipe. Several files are read one after
@@ -87,6 +88,11 @@ enum ReadStage {
       FlatGeobuf (.fgb, or recognised by its first bytes) is read feature by feature with the
       header's columns; with --bbox, the file's spatial index finds the features in the box
       and only those are read (see docs/formats.md).
+      A postgresql:// URL reads a PostGIS table (--table) or the rows of a query (--sql),
+      streamed with a binary COPY: the geometry column (found by type, or
+      --geometry-column) in WGS84 (ST_Transform from another SRID), the other columns as
+      properties (timestamps as ISO 8601 text, jsonb as JSON), --fid-column as the id, and
+      --bbox as a && filter in the query (see docs/formats.md).
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -101,11 +107,14 @@ enum ReadStage {
       "geopipe read places.kml | geopipe write places.geojson",
       "geopipe read --bbox 5.9,45.8,10.5,47.8 world.fgb > switzerland.geojsonl",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
+      "geopipe read postgresql:///gis --table roads --bbox 8.4,47.3,8.6,47.4 > roads.geojsonl",
+      "geopipe read postgresql:///gis --sql \"SELECT name, geom FROM parks WHERE area_m2 > 1e6\"",
     ],
     options: [
       OptionSpec(
         "path", .path, default: "-", positional: true, variadic: true,
-        help: "The input files ('-' for standard input); several are read one after another."),
+        help: "The input files ('-' for standard input) or postgresql:// URLs; several are read "
+          + "one after another."),
       OptionSpec(
         "keep-crs", .flag,
         help: "With --crs: keep the coordinates as they are instead of reprojecting to WGS84."),
@@ -155,7 +164,7 @@ enum ReadStage {
     options.layer = layer
     options.bbox = bbox
     options.formatOptions = Formats.formatValues(
-      Formats.readable.flatMap(\.readOptions), from: values)
+      Formats.readFormatOptions, from: values)
     if let policy = values.string("on-error") {
       options.onError = ErrorPolicy(rawValue: policy) ?? .fail
     }

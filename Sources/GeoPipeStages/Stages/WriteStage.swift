@@ -77,6 +77,13 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       scratch file until the header is known); the file gets a spatial index and, as GDAL
       writes it, the features in the index's Hilbert order, not in input order; --no-index
       keeps the input order and writes no index.
+      A postgresql:// URL (postgresql:///db, postgresql://user@host/db?sslmode=require; the
+      password from PGPASSWORD or ~/.pgpass, never printed) writes the PostGIS table --table
+      in one transaction: typed columns from every feature's values (features wait in a
+      scratch file), a binary COPY, a GiST index and ANALYZE; a failure or an interrupt
+      leaves the database as it was. --if-exists replace swaps a new table in, append adds
+      rows, --upsert-on KEY inserts or updates; feature ids go to --fid-column (see
+      docs/formats.md).
       """,
     examples: [
       "geopipe read places.csv | geopipe write places.geojson",
@@ -89,11 +96,13 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       "geopipe read roads.geojson | geopipe write --geometry-type line out/roads.shp",
       "geopipe read places.geojson | geopipe write places.fgb",
       "geopipe convert --no-index places.geojson places.fgb",
+      "geopipe read counties.geojson | geopipe write postgresql:///gis --table public.counties --if-exists replace",
+      "geopipe convert --fid-column fid --upsert-on geoid places.geojsonl postgresql://loader@db.example.org/gis --table places",
     ],
     options: [
       OptionSpec(
         "path", .path, default: "-", positional: true,
-        help: "The output file ('-' for standard output)."),
+        help: "The output file ('-' for standard output), or a postgresql:// URL."),
       OptionSpec(
         "crs", .string,
         help: "The CRS of the features' coordinates; they are written as they are."),
@@ -154,7 +163,7 @@ final class WriteStage: Stage, CollectionMembersReceiver {
     options.layer = values.string("layer")
     if let crs, !CoordinateTransformer.isWGS84(crs) { options.crs = crs }
     options.formatOptions = Formats.formatValues(
-      Formats.writable.flatMap(\.writeOptions), from: values)
+      Formats.writeFormatOptions, from: values)
     let format = outputFormat(path: path, values: values)
     if let crs, !CoordinateTransformer.isWGS84(crs) {
       if let problem = CoordinateTransformer.problem(with: crs) {

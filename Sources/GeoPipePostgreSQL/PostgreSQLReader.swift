@@ -1,0 +1,70 @@
+import GeoPipeCore
+import GeoPipeIO
+
+/// Reads the rows of a table or a query as features, streamed with
+/// `COPY (query) TO STDOUT (FORMAT binary)`: memory does not grow with the number of rows.
+///
+/// The geometry column becomes the geometry (in WGS84), `--fid-column` the id, and every
+/// other column a property, in the query's order (NULL as null).
+final class PostgreSQLReader: FeatureReader {
+  private let connection: PostgreSQLConnection
+  private let name: String
+  private let decoder: CopyDecoder
+  var bytesRead: Int { decoder.bytesRead }
+  let skippedCount = 0
+  var collectionMembers: JSONObject { JSONObject() }
+
+  init(url: String, options: ReadOptions) throws {
+    let name = PostgreSQL.redacted(url)
+    self.name = name
+    let values = options.formatOptions
+    let connection: PostgreSQLConnection
+    do {
+      connection = try PostgreSQLConnection(url: url)
+    } catch {
+      throw GeoPipeError("cannot read \(name): \(error)", status: .noInput)
+    }
+    self.connection = connection
+    let source: String
+    switch (values.string("table") ?? options.layer, values.string("sql")) {
+    case (let table?, nil):
+      do {
+        source = try connection.quote(table: try PostgreSQL.tableName(table))
+      } catch let error as PostgreSQLError {
+        throw GeoPipeError("cannot read \(name): \(error)", status: .noInput)
+      }
+    case (nil, let sql?):
+      var text = Substring(sql)
+      while let last = text.last, last == ";" || last.isWhitespace { text = text.dropLast() }
+      source = "(\(text)\n)"
+    case (_?, _?):
+      throw GeoPipeError.usage("PostgreSQL: give --table or --sql, not both")
+    case (nil, nil):
+      throw GeoPipeError.usage("PostgreSQL: give --table NAME or --sql \"SELECT …\" to read")
+    }
+    do {
+      let query = try PostgreSQLQuery(
+        connection: connection, source: source,
+        geometryColumn: values.string("geometry-column"), bbox: options.bbox)
+      let fidIndex = values.string("fid-column").flatMap { fid in
+        query.columns.firstIndex { $0.name == fid }
+      }
+      if let fid = values.string("fid-column"), fidIndex == nil {
+        throw PostgreSQLError(message: "no column '\(fid)' for --fid-column")
+      }
+      try connection.beginCopyOut(query.copy)
+      decoder = CopyDecoder(
+        source: connection, columns: query.columns, fidIndex: fidIndex, name: name)
+    } catch let error as PostgreSQLError {
+      throw GeoPipeError("cannot read \(name): \(error)", status: .noInput)
+    }
+  }
+
+  func next() throws -> Feature? {
+    do {
+      return try decoder.next()
+    } catch let error as PostgreSQLError {
+      throw GeoPipeError("cannot read \(name): \(error)", status: .noInput)
+    }
+  }
+}
