@@ -4,7 +4,8 @@ import GeoPipeCore
 ///
 /// `--name value` and `--name=value` both work; an option that takes a value takes the next
 /// word even when it starts with `-` (`--bbox -10,35,30,60`). Flags take no value
-/// (`--name=false` is accepted); a `.pairs` option may be given more than once. Words that
+/// (`--name=false` is accepted); a `.pairs` or `.list` option may be given more than once
+/// (`-y name -y pop` is `-y name,pop`). Words that
 /// are not options fill the positional options in order; `--` ends the options. Unknown
 /// options get a "did you mean" suggestion. A variadic positional takes every remaining word.
 public struct ArgumentParser {
@@ -64,7 +65,7 @@ public struct ArgumentParser {
       else {
         throw GeoPipeError.usage("unknown option '--\(name)'\(suggestion(for: name))")
       }
-      guard !given.contains(name) || spec.kind == .pairs else {
+      guard !given.contains(name) || spec.kind == .pairs || spec.kind == .list else {
         throw GeoPipeError.usage("--\(name) is given more than once")
       }
       given.insert(name)
@@ -85,6 +86,8 @@ public struct ArgumentParser {
       let value = try spec.parse(text)
       if case .pairs(let more) = value {
         values.set(name, .pairs(values.pairs(name) + more))
+      } else if case .list(let more) = value, let earlier = values.list(name) {
+        values.set(name, .list(earlier + more))
       } else {
         values.set(name, value)
       }

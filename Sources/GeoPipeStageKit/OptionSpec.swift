@@ -16,7 +16,7 @@ public enum OptionKind: Sendable, Equatable {
   case bbox
   /// A point `LON,LAT`.
   case point
-  /// A comma-separated list of text.
+  /// A comma-separated list of text; given more than once, the lists are joined.
   case list
   /// A path to a file (`-` for standard input or output).
   case path

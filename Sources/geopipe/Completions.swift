@@ -64,6 +64,12 @@ enum Completions {
     return entry.allOptions.first(where: \.isPositional).flatMap { choices($0.kind) } ?? []
   }
 
+  /// Whether the command also runs without an action, taking a file where the action would
+  /// be (`tiles OUT.pmtiles` beside `tiles info`).
+  private static func takesFileOrAction(_ command: String) -> Bool {
+    CommandTable.entry(named: command)?.runsWithoutAction == true
+  }
+
   private static func choices(_ kind: OptionKind) -> [String]? {
     if case .choice(let words) = kind { return words }
     return nil
@@ -81,7 +87,7 @@ enum Completions {
       "    COMPREPLY=($(compgen -W \"\(names.joined(separator: " ")) --help --version\" -- \"$cur\"))",
       "    return",
       "  fi",
-      "  local options=\"\" actions=\"\" paths=\"\" values=\"\"",
+      "  local options=\"\" actions=\"\" orfiles=\"\" paths=\"\" values=\"\"",
       "  case \"${COMP_WORDS[1]}\" in",
     ]
     for name in names {
@@ -91,6 +97,7 @@ enum Completions {
         "      options=\"\(specs.map { "--" + $0.name }.joined(separator: " "))\"")
       let actions = actions(of: name)
       if !actions.isEmpty { lines.append("      actions=\"\(actions.joined(separator: " "))\"") }
+      if takesFileOrAction(name) { lines.append("      orfiles=1") }
       let paths = specs.filter { $0.kind == .path }.map { "--" + $0.name }
       if !paths.isEmpty { lines.append("      paths=\"\(paths.joined(separator: " "))\"") }
       let values = specs.filter { $0.kind != .flag && $0.kind != .path }.map { "--" + $0.name }
@@ -112,6 +119,7 @@ enum Completions {
       "  case \" $values \" in *\" $prev \"*) COMPREPLY=(); return ;; esac",
       "  if [ -n \"$actions\" ] && [ \"$COMP_CWORD\" -eq 2 ]; then",
       "    COMPREPLY=($(compgen -W \"$actions\" -- \"$cur\"))",
+      "    if [ -n \"$orfiles\" ]; then COMPREPLY+=($(compgen -f -- \"$cur\")); fi",
       "  elif [[ $cur == -* ]]; then",
       "    COMPREPLY=($(compgen -W \"$options\" -- \"$cur\"))",
       "  else",
@@ -171,7 +179,11 @@ enum Completions {
         specs.append(line + "'")
       }
       let actions = actions(of: name)
-      if !actions.isEmpty {
+      if takesFileOrAction(name) {
+        specs.append(
+          "'1: :_alternative \"actions:action:(\(actions.joined(separator: " ")))\" "
+            + "\"files:file:_files\"'")
+      } else if !actions.isEmpty {
         specs.append("'1:action:(\(actions.joined(separator: " ")))'")
       }
       specs.append("'*:file:_files'")
@@ -218,7 +230,7 @@ enum Completions {
         }
         lines.append(line + " -d '\(fishText(spec.help))'")
       }
-      if actions(of: name).isEmpty {
+      if actions(of: name).isEmpty || takesFileOrAction(name) {
         lines.append("complete -c geopipe \(condition) -F")
       }
     }

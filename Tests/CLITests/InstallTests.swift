@@ -34,6 +34,12 @@ import Testing
     let actions = try bashCompletion(
       "COMP_WORDS=(geopipe gazetteer ''); COMP_CWORD=2; _geopipe; echo \"${COMPREPLY[*]}\"")
     #expect(actions.out == "build info\n")
+    // `tiles` takes an action or, as the stage, the tileset to write.
+    let actionsOrFiles = try bashCompletion(
+      "touch world.pmtiles; COMP_WORDS=(geopipe tiles ''); COMP_CWORD=2; _geopipe; "
+        + "echo \"${COMPREPLY[*]}\"")
+    #expect(actionsOrFiles.out.hasPrefix("info decode join "), "\(actionsOrFiles)")
+    #expect(actionsOrFiles.out.contains("world.pmtiles"), "\(actionsOrFiles)")
   }
 
   @Test func zshAndFishCompletionsCoverEveryCommand() throws {

@@ -77,6 +77,15 @@ struct UsageTests {
     #expect(run.err.contains("more than once"))
   }
 
+  @Test func aListOptionGivenTwiceJoinsItsLists() throws {
+    let twice = try geopipe(
+      ["select", "--keep", "name", "--keep", "population"], stdinFile: Self.worldSeq)
+    let once = try geopipe(["select", "--keep", "name,population"], stdinFile: Self.worldSeq)
+    #expect(twice.status == 0, "\(twice)")
+    #expect(twice.out == once.out)
+    #expect(twice.out.contains("\"population\""))
+  }
+
   @Test func unknownOutputExtensionIsAUsageError() throws {
     try withTemporaryDirectory { dir in
       let run = try geopipe([
