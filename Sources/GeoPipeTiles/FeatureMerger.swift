@@ -20,8 +20,8 @@ struct FeatureMerger {
     guard var target = held[layer], target.kind == kind, commands.count >= 3 else { return false }
     let (cx, cy) = Self.end(of: target.commands)
     var appended = commands
-    appended[1] = ProtobufWriter.zigzag(Self.unzigzag(commands[1]) &- cx)
-    appended[2] = ProtobufWriter.zigzag(Self.unzigzag(commands[2]) &- cy)
+    appended[1] = ProtobufWriter.zigzag(ProtobufDecoder.unzigzag(commands[1]) &- cx)
+    appended[2] = ProtobufWriter.zigzag(ProtobufDecoder.unzigzag(commands[2]) &- cy)
     if kind == WorldGeometry.Kind.point.rawValue {
       // One MoveTo holds every point of a (multi)point feature.
       let total = Int(target.commands[0] >> 3) + Int(commands[0] >> 3)
@@ -55,15 +55,11 @@ struct FeatureMerger {
       k += 1
       guard id == 1 || id == 2 else { continue }
       for _ in 0..<count where k + 1 < commands.count {
-        x &+= unzigzag(commands[k])
-        y &+= unzigzag(commands[k + 1])
+        x &+= ProtobufDecoder.unzigzag(commands[k])
+        y &+= ProtobufDecoder.unzigzag(commands[k + 1])
         k += 2
       }
     }
     return (x, y)
-  }
-
-  private static func unzigzag(_ n: UInt32) -> Int32 {
-    Int32(bitPattern: n >> 1) ^ -Int32(bitPattern: n & 1)
   }
 }
