@@ -17,8 +17,6 @@ final class FGBDecodeBatches {
   }
 
   private let decoding: BatchedDecoding<Batch>
-  /// An error met while cutting a batch, thrown once the records before it are out.
-  private var pendingFailure: (any Error)?
   private let batchFeatures = 1024
   private let batchBytes = 1 << 20
 
@@ -30,16 +28,13 @@ final class FGBDecodeBatches {
 
   /// The next feature, cutting more batches from `reader`'s input as the workers need them.
   func next(slicing reader: FlatGeobufReader) throws -> Feature? {
-    try decoding.next { try cut(reader) }
+    try decoding.next { cut(reader) }
   }
 
-  private func cut(_ reader: FlatGeobufReader) throws -> Batch? {
-    if let failure = pendingFailure {
-      pendingFailure = nil
-      throw failure
-    }
-    guard let input = reader.sequentialInput else { return nil }
+  private func cut(_ reader: FlatGeobufReader) -> (batch: Batch?, failure: (any Error)?) {
+    guard let input = reader.sequentialInput else { return (nil, nil) }
     var batch = Batch(firstIndex: reader.index)
+    var failure: (any Error)?
     do {
       while batch.offsets.count < batchFeatures && batch.bytes.count < batchBytes {
         guard let size = try reader.nextRecord(input) else { break }
@@ -50,10 +45,9 @@ final class FGBDecodeBatches {
         reader.index += 1
       }
     } catch {
-      guard !batch.offsets.isEmpty else { throw error }
-      pendingFailure = error
+      failure = error
     }
-    return batch.offsets.isEmpty ? nil : batch
+    return (batch.offsets.isEmpty ? nil : batch, failure)
   }
 
   private static func decode(_ batch: Batch, decoder: FGBFeatureDecoder, name: String)

@@ -43,8 +43,6 @@ final class GeoPackageBatches {
   }
 
   private let decoding: BatchedDecoding<Batch>
-  /// An error met while stepping, thrown once the rows before it are out.
-  private var pendingFailure: (any Error)?
   /// Whether the statement has returned its last row.
   private var stepped = false
   private let batchRows = 1024
@@ -63,13 +61,10 @@ final class GeoPackageBatches {
     bytesRead: inout Int, step: () throws -> Bool
   ) throws -> Feature? {
     try decoding.next {
-      if let failure = pendingFailure {
-        pendingFailure = nil
-        throw failure
-      }
       // Stepping a statement that has ended would run it again.
-      guard !stepped else { return nil }
+      guard !stepped else { return (nil, nil) }
       var batch = Batch()
+      var failure: (any Error)?
       do {
         while batch.rows.count < batchRows && batch.bytes.count < batchBytes {
           guard try step() else {
@@ -80,10 +75,9 @@ final class GeoPackageBatches {
           bytesRead += batch.append(statement, columns: layout.columnCount, row: row)
         }
       } catch {
-        guard !batch.rows.isEmpty else { throw error }
-        pendingFailure = error
+        failure = error
       }
-      return batch.rows.isEmpty ? nil : batch
+      return (batch.rows.isEmpty ? nil : batch, failure)
     }
   }
 

@@ -37,9 +37,11 @@ public final class BatchedDecoding<Batch: Sendable> {
     pool.cancel()
   }
 
-  /// The next feature; `cut` makes the next batch of records (nil at the end of the input)
-  /// whenever the workers need more.
-  public func next(cutting cut: () throws -> Batch?) throws -> Feature? {
+  /// The next feature, cutting more batches with `cut` whenever the workers need them.
+  ///
+  /// `cut` returns the records it read (nil when none) and the error that stopped it, if one
+  /// did; that error is thrown once every feature before it is out.
+  public func next(cutting cut: () -> (batch: Batch?, failure: (any Error)?)) throws -> Feature? {
     while true {
       if position < current.count {
         let feature = current[position].take()
@@ -53,10 +55,10 @@ public final class BatchedDecoding<Batch: Sendable> {
         throw failure
       }
       while !cuttingEnded && pool.inFlight < capacity {
-        do {
-          if let batch = try cut() { pool.submit(batch) } else { cuttingEnded = true }
-        } catch {
-          cuttingFailure = error
+        let (batch, failure) = cut()
+        if let batch { pool.submit(batch) }
+        if batch == nil || failure != nil {
+          cuttingFailure = failure
           cuttingEnded = true
         }
       }

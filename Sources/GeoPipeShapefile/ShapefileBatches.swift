@@ -20,8 +20,6 @@ final class ShapefileBatches {
   }
 
   private let decoding: BatchedDecoding<Batch>
-  /// An error met while reading a batch, thrown once the records before it are out.
-  private var pendingFailure: (any Error)?
   private let batchRecords = 1024
 
   init(workers: Int, decoder: DBaseRecordDecoder, name: String) {
@@ -33,15 +31,14 @@ final class ShapefileBatches {
 
   /// The next feature; `index` is the next record to read.
   func next(table: ShapefileTable, index: inout Int) throws -> Feature? {
-    try decoding.next { try cut(table, &index) }
+    try decoding.next { cut(table, &index) }
   }
 
-  private func cut(_ table: ShapefileTable, _ index: inout Int) throws -> Batch? {
-    if let failure = pendingFailure {
-      pendingFailure = nil
-      throw failure
-    }
+  private func cut(_ table: ShapefileTable, _ index: inout Int)
+    -> (batch: Batch?, failure: (any Error)?)
+  {
     var batch = Batch()
+    var failure: (any Error)?
     do {
       while batch.records.count < batchRecords && index < table.count {
         let record = index
@@ -52,10 +49,9 @@ final class ShapefileBatches {
         batch.records.append(record)
       }
     } catch {
-      guard !batch.records.isEmpty else { throw error }
-      pendingFailure = error
+      failure = error
     }
-    return batch.records.isEmpty ? nil : batch
+    return (batch.records.isEmpty ? nil : batch, failure)
   }
 
   private static func decode(_ batch: Batch, decoder: DBaseRecordDecoder, name: String)
