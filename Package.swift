@@ -65,6 +65,7 @@ var targets: [Target] = [
     name: "GeoPipeTiles",
     dependencies: [
       "GeoPipeCore", "GeoPipeIO", "GeoPipeMercator", "GeoPipeSQLite", "GeoPipeGEOS",
+      "GeoPipeClustering",
     ],
     swiftSettings: fast),
   .target(
@@ -157,6 +158,7 @@ var targets: [Target] = [
     name: "GeoPipeTilesTests",
     dependencies: [
       "GeoPipeTiles", "GeoPipeSQLite", "GeoPipeIO", "GeoPipeCore", "GeoPipeMercator", "GeoPipeGEOS",
+      "GeoPipeClustering",
     ],
     swiftSettings: strict),
   .testTarget(

@@ -6,10 +6,13 @@ strategy), the highest zoom holds every feature, and per zoom the features in th
 those the metadata counts as dropped (or coalesced) are all the features. Without a strategy
 every zoom holds every feature, and the tiles over the limits are the ones geopipe warned of.
 With --thinned BASE RATE each zoom keeps one point in RATE^(BASE - z); with --clusters (a
-tileset of 'cluster --all-zooms'), each zoom's point_count values add up to the points.
+tileset of 'cluster --all-zooms'), each zoom's point_count values add up to the points; with
+--cluster-densest (a tileset of --cluster-densest-as-needed), the tiles keep to the limits and
+each zoom's features, a cluster counted as its point_count, add up to the points.
 
 Usage: Scripts/check-tile-limits.py TILESET POINTS MAXZOOM --key PROPERTY --bytes B
-       --features F [--strategy | --thinned BASE RATE] [--warnings STDERR] [--clusters]
+       --features F [--strategy | --thinned BASE RATE | --cluster-densest] [--warnings STDERR]
+       [--clusters]
        [--tippecanoe-decode PATH]
 """
 import argparse
@@ -35,8 +38,11 @@ parser.add_argument("--thinned", nargs=2, type=float, metavar=("BASE", "RATE"),
                     help="points thinned below zoom BASE at RATE, tippecanoe's -B and -r")
 parser.add_argument("--warnings")
 parser.add_argument("--clusters", action="store_true")
+parser.add_argument("--cluster-densest", action="store_true")
 parser.add_argument("--tippecanoe-decode")
 args = parser.parse_args()
+if args.cluster_densest:
+    args.strategy = True
 
 stored = {}  # "z/x/y" -> bytes as stored (gzipped)
 if args.tileset.endswith(".mbtiles"):
@@ -53,7 +59,7 @@ else:
         metadata = reader.metadata()
 counts = metadata.get("geopipe", {})
 left_out = collections.Counter()
-for kind in ("dropped", "coalesced"):
+for kind in ("dropped", "coalesced", "clustered"):
     for z, n in counts.get(kind, {}).items():
         left_out[int(z)] += n
 
@@ -82,6 +88,13 @@ for (z, x, y), data in sorted(stored.items()):
     for f in features:
         properties = f["properties"]
         ids[z].add(properties.get(args.key))
+        if args.cluster_densest:
+            # A cluster keeps its first member's properties, so the key names it at a zoom.
+            count = properties.get("point_count", 1)
+            if "point_count" in properties and properties.get("clustered") is not True:
+                problem(f"tile {z}/{x}/{y}: a cluster without clustered: true")
+            if point_counts.setdefault((z, properties[args.key]), count) != count:
+                problem(f"zoom {z}: {args.key} {properties[args.key]} with two point counts")
         if args.clusters:
             # Each cluster or point counted once per zoom, though buffers copy it.
             key = ("cluster", properties["cluster_id"]) if "cluster_id" in properties else (
@@ -95,6 +108,10 @@ for z in range(args.maxzoom + 1):
             problem(f"zoom {z}: point counts add up to {total}, not {args.points}")
         continue
     kept = len(ids[z])
+    if args.cluster_densest:
+        total = sum(n for (zz, _), n in point_counts.items() if zz == z)
+        if total != args.points:
+            problem(f"zoom {z}: features and clusters stand for {total} points, not {args.points}")
     if z == args.maxzoom and left_out[z]:
         problem(f"zoom {z}: the highest zoom left out {left_out[z]} features")
     if args.thinned:

@@ -6,7 +6,7 @@
 # the highest zoom within the limits, the highest zoom with every feature, the dropped counts
 # of the metadata adding up, and the warnings naming the tiles over the limits. Also checks
 # that --max-zoom g chooses tippecanoe's -zg zoom, and that the clusters of
-# 'cluster --all-zooms' keep exact point counts in tiles.
+# --cluster-densest-as-needed and of 'cluster --all-zooms' keep exact point counts in tiles.
 #
 # Usage: Scripts/test-tile-limits.sh [GEOPIPE]   (default .build/debug/geopipe)
 set -euo pipefail
@@ -49,6 +49,7 @@ check "$work/densest.pmtiles" --strategy -- --drop-densest-as-needed
 check "$work/fraction.mbtiles" --strategy -- --drop-fraction-as-needed
 check "$work/smallest.pmtiles" --strategy -- --drop-smallest-as-needed
 check "$work/coalesce.mbtiles" --strategy -- --coalesce-densest-as-needed
+check "$work/cluster.pmtiles" --cluster-densest -- --cluster-densest-as-needed
 check "$work/thinned.pmtiles" --thinned 5 2 -- --base-zoom 5 --drop-rate 2 --no-tile-size-limit
 
 echo "== --max-zoom g against tippecanoe -zg"

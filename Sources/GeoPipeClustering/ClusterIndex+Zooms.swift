@@ -21,3 +21,25 @@ extension ClusterIndex {
     return order.map { (item($0), low[$0], high[$0]) }
   }
 }
+
+extension ClusterIndex {
+  /// The items of the level at `zoom` (floored and clamped as the queries do), in level order,
+  /// without building its kd-tree.
+  public func items(atZoom zoom: Int) -> [ClusterItem] {
+    guard let level = levels[limitZoom(Double(zoom))] else { return [] }
+    return level.members.map { item(Int($0)) }
+  }
+
+  /// supercluster's `point_count_abbreviated`: the count below 1000, else its thousands
+  /// rounded to one decimal ("1.2k", "2k") or, from 10,000, to a whole number ("15k").
+  public static func abbreviated(_ count: Int) -> (number: Int?, text: String?) {
+    if count >= 10000 {
+      return (nil, "\(Int((Double(count) / 1000).rounded(.toNearestOrAwayFromZero)))k")
+    }
+    if count >= 1000 {
+      let tenths = Int((Double(count) / 100).rounded(.toNearestOrAwayFromZero))
+      return (nil, tenths % 10 == 0 ? "\(tenths / 10)k" : "\(tenths / 10).\(tenths % 10)k")
+    }
+    return (count, nil)
+  }
+}

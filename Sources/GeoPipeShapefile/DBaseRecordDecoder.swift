@@ -1,3 +1,4 @@
+import Foundation
 import GeoPipeCore
 import GeoPipeIO
 
@@ -91,7 +92,10 @@ public struct DBaseRecordDecoder {
     -> JSONValue
   {
     // The value ends at the first NUL, as shapelib reads it.
-    var end = raw.firstIndex(of: 0) ?? raw.count
+    var end = raw.count
+    if let base = raw.baseAddress, let nul = memchr(base, 0, raw.count) {
+      end = base.distance(to: UnsafeRawPointer(nul))
+    }
     var start = 0
     while start < end && raw[start] == 0x20 { start += 1 }
     while end > start && raw[end - 1] == 0x20 { end -= 1 }

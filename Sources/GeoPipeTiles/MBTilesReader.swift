@@ -23,6 +23,9 @@ final class MBTilesReader: TilesetReader {
     self.path = path
     do {
       database = try SQLiteDatabase(path: path, readOnly: true)
+      // One read transaction for the reader's life: without it every tile's query takes and
+      // drops the file's shared lock and checks for a hot journal (system calls per tile).
+      try database.execute("BEGIN")
       var entries = JSONObject()
       let rows = try database.statement("SELECT name, value FROM metadata")
       while try rows.step() {

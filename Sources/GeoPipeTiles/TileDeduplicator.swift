@@ -20,13 +20,13 @@ struct TileDeduplicator<Location> {
 
   /// Where identical bytes were stored before, if they are remembered.
   func location(of bytes: [UInt8]) -> Location? {
-    bytes.count <= Self.sizeLimit ? known[TileBytes(bytes: bytes)] : nil
+    bytes.count <= Self.sizeLimit ? known[TileBytes(bytes: bytes[...])] : nil
   }
 
   /// Remembers where `bytes` are stored, forgetting the oldest tile when full.
   mutating func remember(_ bytes: [UInt8], at location: Location) {
     guard bytes.count <= Self.sizeLimit else { return }
-    let key = TileBytes(bytes: bytes)
+    let key = TileBytes(bytes: bytes[...])
     if order.count < capacity {
       order.append(key)
     } else {
@@ -38,9 +38,10 @@ struct TileDeduplicator<Location> {
   }
 }
 
-/// A tile's bytes as a dictionary key, hashed in one call rather than byte by byte.
+/// Bytes (a tile, an encoded value) as a dictionary key, hashed in one call rather than byte
+/// by byte.
 struct TileBytes: Hashable {
-  var bytes: [UInt8]
+  var bytes: ArraySlice<UInt8>
 
   func hash(into hasher: inout Hasher) {
     bytes.withUnsafeBytes { hasher.combine(bytes: $0) }

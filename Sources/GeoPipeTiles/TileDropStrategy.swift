@@ -14,6 +14,11 @@ public enum TileDropStrategy: String, CaseIterable, Hashable, Sendable {
   /// Merges the densest features into the feature before them in the tile's layer, when it is
   /// of the same kind (its properties are kept, theirs are not).
   case coalesceDensest = "coalesce-densest-as-needed"
+  /// Clusters the points of a zoom as supercluster does, with a radius grown until the tiles
+  /// fit: each cluster is one point at its members' centroid, with the properties of its
+  /// first member in input order and `clustered`, `point_count` (exact), `sqrt_point_count`
+  /// and `point_count_abbreviated` (see ``Tiler``'s clustering).
+  case clusterDensest = "cluster-densest-as-needed"
 
   /// How much of the ratio of the limit to the size is kept at each try (tippecanoe's guesses,
   /// a little under 1 to need fewer tries).

@@ -10,7 +10,7 @@ struct TileLayerMerger {
   private var keys: [String] = []
   private var keyIndex: [String: UInt32] = [:]
   private var values: [ArraySlice<UInt8>] = []
-  private var valueIndex: [ArraySlice<UInt8>: UInt32] = [:]
+  private var valueIndex: [TileBytes: UInt32] = [:]
   private var features = ProtobufWriter()
   private var tags: [UInt32] = []
 
@@ -34,6 +34,7 @@ struct TileLayerMerger {
     var keyMap = [UInt32](repeating: none, count: layer.keys.count)
     let keptKeys = layer.keys.map { filter.keepsAll || filter.keeps($0) }
     var valueMap = [UInt32](repeating: none, count: layer.values.count)
+    valueIndex.reserveCapacity(valueIndex.count + layer.values.count)
     for feature in layer.features {
       tags.removeAll(keepingCapacity: true)
       var k = 0
@@ -53,11 +54,11 @@ struct TileLayerMerger {
         }
         if valueMap[value] == none {
           let bytes = layer.bytes[layer.values[value]]
-          if let known = valueIndex[bytes] {
+          if let known = valueIndex[TileBytes(bytes: bytes)] {
             valueMap[value] = known
           } else {
             valueMap[value] = UInt32(values.count)
-            valueIndex[bytes] = valueMap[value]
+            valueIndex[TileBytes(bytes: bytes)] = valueMap[value]
             values.append(bytes)
           }
         }

@@ -34,7 +34,7 @@ extension Tiler {
       }
     case .dropSmallest?:
       dropKeys = features.indices.map { features[$0].isShape ? extents[$0] : gaps[$0] }
-    case nil: break
+    case nil, .clusterDensest?: break
     default: dropKeys = gaps
     }
     extents = []

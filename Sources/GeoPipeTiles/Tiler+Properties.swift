@@ -27,32 +27,39 @@ extension Tiler {
         json = converted
       }
       guard let value = Self.tileValue(json) else { continue }
-      let key: Int32
-      if let known = keyNumbers[member.key] {
-        key = known
-      } else {
-        key = Int32(keyNames.count)
-        keyNames.append(member.key)
-        keyNumbers[member.key] = key
-      }
-      let number: Int32
-      if let known = valueNumbers[value] {
-        number = known
-      } else {
-        number = Int32(valueTable.count)
-        valueTable.append(value)
-        valueNumbers[value] = number
-      }
-      let type = value.fieldType
-      if let seen = layers[Int(layer)].fieldTypes[key], seen != type {
-        layers[Int(layer)].fieldTypes[key] = "Mixed"
-      } else if layers[Int(layer)].fieldTypes[key] == nil {
-        layers[Int(layer)].fieldTypes[key] = type
-      }
+      let (key, number) = intern(member.key, value, layer: layer)
       tags.append(key)
       tags.append(number)
     }
     return tags
+  }
+
+  /// The key and value numbers of a property, added to the tables when new, with its type
+  /// noted for the layer's `vector_layers` entry.
+  func intern(_ name: String, _ value: TileValue, layer: Int32) -> (key: Int32, value: Int32) {
+    let key: Int32
+    if let known = keyNumbers[name] {
+      key = known
+    } else {
+      key = Int32(keyNames.count)
+      keyNames.append(name)
+      keyNumbers[name] = key
+    }
+    let number: Int32
+    if let known = valueNumbers[value] {
+      number = known
+    } else {
+      number = Int32(valueTable.count)
+      valueTable.append(value)
+      valueNumbers[value] = number
+    }
+    let type = value.fieldType
+    if let seen = layers[Int(layer)].fieldTypes[key], seen != type {
+      layers[Int(layer)].fieldTypes[key] = "Mixed"
+    } else if layers[Int(layer)].fieldTypes[key] == nil {
+      layers[Int(layer)].fieldTypes[key] = type
+    }
+    return (key, number)
   }
 
   static func tileValue(_ value: JSONValue) -> TileValue? {
@@ -112,9 +119,12 @@ extension Tiler {
   }
 
   /// A `"geopipe"` member with the features each zoom left out, when any was: per zoom,
-  /// `"dropped"` and `"coalesced"`.
+  /// `"dropped"`, `"coalesced"` and `"clustered"`.
   private func writeCounts(into json: inout JSONTextWriter) {
-    let counts = [("dropped", summary.dropped), ("coalesced", summary.coalesced)].filter {
+    let counts = [
+      ("dropped", summary.dropped), ("coalesced", summary.coalesced),
+      ("clustered", summary.clustered),
+    ].filter {
       $0.1.values.contains { $0 > 0 }
     }
     guard !counts.isEmpty else { return }

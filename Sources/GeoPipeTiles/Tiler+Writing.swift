@@ -23,6 +23,9 @@ extension Tiler {
   /// Writes zoom `z`'s tiles: batch by batch as they are encoded or, when a strategy applies,
   /// once the zoom's threshold is settled (see ``TileDropStrategy``).
   func writeZoom(_ z: Int, pieces: TilePieces, to writer: any TilesetWriter) throws {
+    if options.strategy == .clusterDensest && z < options.maxZoom && !options.limits.isDisabled {
+      return try writeClusteredZoom(z, pieces: pieces, to: writer)
+    }
     let (placements, runs) = self.placements(z, pieces: pieces)
     guard !runs.isEmpty else { return }
     let shared = SharedState(tiler: self, placements: placements, pieces: pieces)
@@ -86,7 +89,7 @@ extension Tiler {
 
   /// Encodes the tiles of `runs` at `batch` on every thread, each starting from the threshold
   /// `start` gives it and raised until the tile fits (with a strategy).
-  private func encode(
+  func encode(
     _ batch: [Int], runs: [Range<Int>], z: Int, shared: SharedState,
     strategy: TileDropStrategy?, start: (Int) -> Double
   ) throws -> [EncodedTile?] {
@@ -165,7 +168,7 @@ extension Tiler {
   }
 
   /// Writes one tile (when anything is left in it) and notes it in the summary.
-  private func store(
+  func store(
     _ tile: EncodedTile?, run: Range<Int>, z: Int, placements: [Placement],
     to writer: any TilesetWriter
   ) throws {

@@ -55,6 +55,11 @@ public struct TilesetSummary: Sendable {
   public var thinned: [Int: Int] = [:]
   /// Per zoom, the features merged into a neighbour by `coalesce-densest-as-needed`.
   public var coalesced: [Int: Int] = [:]
+  /// Per zoom, the points `cluster-densest-as-needed` merged into clusters (a cluster of n
+  /// points counts n - 1).
+  public var clustered: [Int: Int] = [:]
+  /// Per zoom, the radius (in pixels of a 256-pixel tile) the clusters were made with.
+  public var clusterRadius: [Int: Double] = [:]
   /// Per property, the values that ``TilerOptions/attributeTypes`` could not convert (left
   /// out of the tiles).
   public var unconverted: [String: Int] = [:]

@@ -1,5 +1,7 @@
 import Foundation
+import GeoPipeClustering
 import GeoPipeCore
+import GeoPipeMercator
 import Testing
 
 @testable import GeoPipeTiles
@@ -98,6 +100,78 @@ import Testing
     let points = MVTDecoder.decode(try #require(tiles["0/0/0"])).flatMap(\.features)
       .reduce(0) { $0 + $1.points.count }
     #expect(points == Self.count)
+  }
+
+  @Test func clusteringFitsEveryTileWithExactCountsAtSuperclustersCentroids() throws {
+    let (tiles, metadata, summary) = try Self.write { $0.strategy = .clusterDensest }
+    let zooms = Self.zooms(tiles)
+    for z in 0..<Self.maxZoom {
+      var total = 0
+      var seen = Set<UInt64>()
+      for (key, data) in tiles where key.hasPrefix("\(z)/") {
+        let features = MVTDecoder.decode(data).flatMap(\.features)
+        #expect(features.count <= 400, "tile \(key)")
+        for feature in features where seen.insert(feature.id ?? .max).inserted {
+          total += Int(feature.properties["point_count"] ?? "1") ?? -1
+        }
+      }
+      // Each point is in exactly one cluster or stands alone.
+      #expect(total == Self.count, "zoom \(z)")
+      #expect((zooms[z]?.ids.count ?? 0) + summary.clustered[z, default: 0] == Self.count)
+    }
+    #expect(summary.dropped.isEmpty)
+    #expect(zooms[Self.maxZoom]?.ids.count == Self.count)
+    let json = try #require(metadata["json"])
+    #expect(json.contains("\"clustered\":{\"0\":\(summary.clustered[0] ?? -1),"))
+
+    // Zoom 0's clusters are supercluster's at the radius the note gives, each in the place of
+    // its first member, with its properties.
+    let radius = try #require(summary.clusterRadius[0])
+    var options = ClusterOptions()
+    (options.minZoom, options.maxZoom, options.radius, options.extent) = (0, 0, radius, 256)
+    let points = Self.points()
+    let index = ClusterIndex(
+      coordinates: points.map { feature in
+        guard case .point(let p)? = feature.geometry else { return nil }
+        return (
+          WebMercator.longitude(x: WebMercator.x(longitude: p.x)),
+          WebMercator.latitude(y: WebMercator.y(latitude: p.y))
+        )
+      }, options: options)
+    let decoded = MVTDecoder.decode(try #require(tiles["0/0/0"])).flatMap(\.features)
+    let byID = Dictionary(decoded.map { ($0.id ?? .max, $0) }, uniquingKeysWith: { a, _ in a })
+    var clusters = 0
+    for case .cluster(let id, let count, let longitude, let latitude) in index.items(atZoom: 0) {
+      let first = try #require(index.leaves(of: id).min())
+      let feature = try #require(byID[UInt64(first)])
+      #expect(feature.properties["point_count"] == "\(count)")
+      #expect(feature.properties["clustered"] == "true")
+      #expect(feature.properties["name"] == "p\(first)")
+      let x = Int64((WebMercator.x(longitude: longitude) * 4096).rounded())
+      let y = Int64((WebMercator.y(latitude: latitude) * 4096).rounded())
+      #expect(feature.points.map { [$0.0, $0.1] } == [[x, y]])
+      clusters += 1
+    }
+    #expect(clusters > 0)
+  }
+
+  @Test func clusterRadiusSearchGrowsUntilTilesFitThenNarrows() throws {
+    var search = ClusterRadiusSearch()
+    #expect(search.radius == 0)
+    // 10,000 features in the densest tile, four times its limit: about twice their spacing.
+    search.tried(0, fits: false, worst: 4, densest: 10000)
+    let first = try #require(search.radius)
+    #expect(abs(first - 2.56 * (4 / Double.pi).squareRoot()) < 0.011)
+    search.tried(first, fits: false, worst: 1.5, densest: 7000)
+    let second = try #require(search.radius)
+    #expect(second > first * 1.24)
+    search.tried(second, fits: true, worst: 1, densest: 300)
+    let middle = try #require(search.radius)
+    #expect(middle > first && middle < second)
+    search.tried(middle, fits: true, worst: 1, densest: 300)
+    // Refined at most three times.
+    while let next = search.radius { search.tried(next, fits: true, worst: 1, densest: 300) }
+    #expect(search.radius == nil)
   }
 
   @Test func thinningKeepsOnePointInRateToTheZoomsBelowTheBase() throws {

@@ -401,13 +401,7 @@ final class ClusterStage: Stage {
 
   /// supercluster's `point_count_abbreviated`: the count below 1000, else "1.2k" or "15k".
   static func abbreviated(_ count: Int) -> JSONValue {
-    if count >= 10000 {
-      return .string("\(Int((Double(count) / 1000).rounded(.toNearestOrAwayFromZero)))k")
-    }
-    if count >= 1000 {
-      let tenths = (Double(count) / 100).rounded(.toNearestOrAwayFromZero) / 10
-      return .string(Template.text(of: .double(tenths)) + "k")
-    }
-    return .integer(Int64(count))
+    let abbreviated = ClusterIndex.abbreviated(count)
+    return abbreviated.text.map { .string($0) } ?? .integer(Int64(abbreviated.number ?? count))
   }
 }

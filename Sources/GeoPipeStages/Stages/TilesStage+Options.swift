@@ -89,6 +89,8 @@ enum TilesOptions {
     case .dropSmallest: "Make tiles fit by dropping the smallest features first."
     case .coalesceDensest:
       "Make tiles fit by merging the densest features into the feature before them."
+    case .clusterDensest:
+      "Make tiles fit by clustering points (supercluster's clusters, exact point_count)."
     }
   }
 

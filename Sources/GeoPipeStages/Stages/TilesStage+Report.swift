@@ -38,6 +38,15 @@ extension TilesStage {
           message:
             "tiles: zoom \(z): merged \(plural(count, "feature")) into their neighbours\(how)"))
     }
+    for (z, count) in summary.clustered.sorted(by: { $0.key < $1.key }) where count > 0 {
+      let radius = Template.displayText(summary.clusterRadius[z, default: 0])
+      report(
+        ReadDiagnostic(
+          severity: .note,
+          message:
+            "tiles: zoom \(z): clustered \(plural(count, "point")) into their neighbours "
+            + "(radius \(radius) px)\(how)"))
+    }
     for (name, count) in summary.unconverted.sorted(by: { $0.key < $1.key }) {
       report(
         ReadDiagnostic(

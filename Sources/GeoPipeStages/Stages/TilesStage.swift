@@ -41,12 +41,17 @@ final class TilesStage: Stage {
       --coalesce-densest-as-needed merges the densest features into the feature before them
       (same layer and kind; the merged properties are lost). A tile that is too big raises its
       zoom's threshold until it fits, and the whole zoom is then cut with the highest threshold
-      any tile needed. The highest zoom keeps every feature (a tile there that is still too
+      any tile needed. --cluster-densest-as-needed instead clusters the zoom's points as
+      supercluster does (per layer, one radius for the whole zoom, grown until every tile
+      fits): a cluster is one point at its members' centroid with the properties of its first
+      member in input order and clustered: true, point_count (exact, unlike tippecanoe's),
+      sqrt_point_count and point_count_abbreviated; lines and polygons are left as they are.
+      The highest zoom keeps every feature (a tile there that is still too
       big is a warning; tippecanoe drops there too). --base-zoom and --drop-rate thin points
       below the base zoom as tippecanoe's -B and -r do (1 in RATE^(base - z) kept, spread along
       the quadkey curve; g guesses either so that the densest tile keeps at most 50,000).
       What a zoom lost is a note per zoom on stderr and "geopipe": {"dropped": {"Z": N}} (or
-      "coalesced") in the metadata JSON. --max-zoom g chooses the zoom at which the features
+      "coalesced", or "clustered": the points merged into clusters) in the metadata JSON. --max-zoom g chooses the zoom at which the features
       are told apart (tippecanoe's -zg: from the spacing of the points along the quadkey curve,
       and of the vertices of lines and polygons) and says so in a note.
 
