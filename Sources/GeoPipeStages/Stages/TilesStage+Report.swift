@@ -63,7 +63,9 @@ extension TilesStage {
       strategy == nil
       ? "map clients may not load them; use --drop-densest-as-needed (or another strategy), "
         + "raise --max-zoom, or --no-tile-size-limit"
-      : "the highest zoom keeps every feature; raise --max-zoom (or use --max-zoom g)"
+      : guessesMaxZoom
+        ? "the highest zoom keeps every feature; give a --max-zoom above the guessed one"
+        : "the highest zoom keeps every feature; raise --max-zoom (or use --max-zoom g)"
     report(
       ReadDiagnostic(
         severity: .warning,

@@ -119,7 +119,7 @@ final class TilesStage: Stage {
   private var withoutGeometry = 0
   private var usage: PropertyUsage
   let strategy: TileDropStrategy?
-  private let guessesMaxZoom: Bool
+  let guessesMaxZoom: Bool
 
   init(values: OptionValues, threads: Int, context: StageContext? = nil) throws {
     report = context?.diagnostics
