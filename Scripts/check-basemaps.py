@@ -44,6 +44,7 @@ PROBES = [
 ]
 
 failures = []
+checked = []
 
 
 def fail(message):
@@ -105,6 +106,7 @@ def check_map(geopipe, work, label, basemap, tolerance, views, extra=()):
             if not (0 <= x < image.shape[1] and 0 <= y < image.shape[0]):
                 continue
             got = tuple(image[y, x])
+            checked.append(label)
             if not close(got, colour, tolerance):
                 fail(f"{label}: zoom {zoom} bearing {bearing} scale {scale}: {lon},{lat} at "
                      f"{x},{y} is {got}, expected {colour}")
@@ -132,9 +134,38 @@ def export_folder(mbtiles, folder, tms):
     database.close()
 
 
+def make_webp(png, out):
+    """A copy of a PNG MBTiles whose tiles GDAL's WEBP driver re-encodes (lossy)."""
+    shutil.copy(png, out)
+    database = sqlite3.connect(out)
+    rows = database.execute(
+        "SELECT zoom_level, tile_column, tile_row, tile_data FROM tiles").fetchall()
+    for z, x, y, data in rows:
+        gdal.FileFromMemBuffer("/vsimem/tile.png", bytes(data))
+        gdal.Translate("/vsimem/tile.webp", "/vsimem/tile.png", format="WEBP",
+                       creationOptions=["QUALITY=80"])
+        handle = gdal.VSIFOpenL("/vsimem/tile.webp", "rb")
+        gdal.VSIFSeekL(handle, 0, 2)
+        size = gdal.VSIFTellL(handle)
+        gdal.VSIFSeekL(handle, 0, 0)
+        webp = gdal.VSIFReadL(1, size, handle)
+        gdal.VSIFCloseL(handle)
+        gdal.Unlink("/vsimem/tile.png")
+        gdal.Unlink("/vsimem/tile.webp")
+        if not webp.startswith(b"RIFF"):
+            fail(f"GDAL wrote no WebP for tile {z}/{x}/{y}")
+        database.execute(
+            "UPDATE tiles SET tile_data = ? WHERE zoom_level = ? AND tile_column = ? AND tile_row = ?",
+            (webp, z, x, y))
+    database.execute("UPDATE metadata SET value = 'webp' WHERE name = 'format'")
+    database.commit()
+    database.close()
+
+
 def main():
     geopipe, work = sys.argv[1], sys.argv[2]
     png = os.path.join(work, "world-png.mbtiles")
+    make_webp(png, os.path.join(work, "world-webp.mbtiles"))
     for fmt, tolerance in [("png", 3), ("jpeg", 40), ("webp", 40)]:
         check_map(geopipe, work, f"MBTiles {fmt}", [os.path.join(work, f"world-{fmt}.mbtiles")],
                   tolerance, VIEWS, ["--map-type", "satellite"])
@@ -226,7 +257,8 @@ def main():
     if failures:
         print(f"{len(failures)} basemap checks failed", file=sys.stderr)
         sys.exit(1)
-    print("basemap checks passed")
+    print(f"basemap checks passed ({len(checked)} pixels of known places in "
+          f"{len(set(checked))} kinds of source, and the cases above)")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Checks `geopipe render --map-type` against raster tilesets made by GDAL (PNG, JPEG and WebP
-# MBTiles of Natural Earth countries, Scripts/make-raster-tileset.sh), their PMTiles copy and
-# XYZ/TMS folders, and geopipe's vector tiles of the same countries (Scripts/check-basemaps.py).
+# Checks `geopipe render --map-type` against raster tilesets made by GDAL (PNG and JPEG MBTiles
+# of Natural Earth countries, Scripts/make-raster-tileset.sh, and a WebP copy whose tiles GDAL's
+# WEBP driver encodes), their PMTiles copy and XYZ/TMS folders, and geopipe's vector tiles of the same countries (Scripts/check-basemaps.py).
 #
 # Usage: Scripts/test-basemaps.sh [GEOPIPE]   (default .build/debug/geopipe)
 # Installs pmtiles from PyPI into .build/basemap-oracle once (a venv over Debian's python3,
@@ -17,7 +17,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gzip -dc Fixtures/geometry/ne_110m_countries.geojson.gz >"$work/countries.geojson"
-for format in PNG JPEG WEBP; do
+for format in PNG JPEG; do
   lower=$(echo "$format" | tr '[:upper:]' '[:lower:]')
   Scripts/make-raster-tileset.sh "$work/countries.geojson" "$work/world-$lower.mbtiles" "$format" 4 marked
 done
