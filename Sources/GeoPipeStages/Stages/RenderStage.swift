@@ -43,9 +43,8 @@ final class RenderStage: Stage {
       The sources' attribution metadata, or --attribution TEXT, is drawn in the bottom right
       corner. SVG maps embed the tiles' images as they are stored.
       Drawn as MapKit draws annotations and overlays, bottom to top: the basemap, polygons,
-      lines, and circles (Points with geopipe:radius_m, in
-      metres) in their stroke, stroke-width, stroke-opacity, fill and fill-opacity
-      (simplestyle-spec defaults); pins in marker-color and marker-size; cluster markers
+      lines, and circles (Points with geopipe:radius_m, in metres) in their stroke,
+      stroke-width, stroke-opacity, fill and fill-opacity (simplestyle-spec defaults); pins in marker-color and marker-size; cluster markers
       (from cluster: point_count) with their count and a pie of PROP_counts (from cluster
       --count-by PROP; --count-by here picks PROP, else the first *_counts property), with a
       legend; titles below markers where they fit; a scale bar; and a north arrow when the
