@@ -55,6 +55,7 @@ test: deps
 	Scripts/test-overlay.sh $(BIN)
 	Scripts/test-simplify.sh $(BIN)
 	Scripts/test-countries.sh $(BIN)
+	Scripts/test-basemaps.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 	Scripts/with-postgres.sh Scripts/test-postgis.sh $(BIN)
 

@@ -36,6 +36,12 @@ var targets: [Target] = [
   .systemLibrary(
     name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
     providers: [.apt(["libcairo2-dev"])]),
+  .systemLibrary(
+    name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
+    providers: [.apt(["libjpeg62-turbo-dev"])]),
+  .systemLibrary(
+    name: "CWebP", path: "Sources/CWebP", pkgConfig: "libwebp",
+    providers: [.apt(["libwebp-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
   .target(name: "GeoPipeSQLite", dependencies: ["CSQLite"], swiftSettings: strict),
   .target(
@@ -70,9 +76,11 @@ var targets: [Target] = [
     swiftSettings: fast),
   .target(
     name: "GeoPipeClustering", dependencies: ["GeoPipeSpatialIndex"], swiftSettings: fast),
-  // Static maps: the camera, the SVG writer and the cairo (PNG) back end.
+  // Static maps: the camera, the SVG writer and the cairo (PNG) back end, and basemaps of
+  // raster tiles (PNG through cairo, JPEG through libjpeg, WebP through libwebp).
   .target(
-    name: "GeoPipeRender", dependencies: ["GeoPipeCore", "GeoPipeMercator", "CCairo"],
+    name: "GeoPipeRender",
+    dependencies: ["GeoPipeCore", "GeoPipeMercator", "CCairo", "CJPEG", "CWebP"],
     swiftSettings: fast),
   .target(name: "GeoPipeGeometry", dependencies: ["GeoPipeCore", "CPROJ"], swiftSettings: strict),
   .target(name: "GeoPipeGEOS", dependencies: ["GeoPipeCore", "CGEOS"], swiftSettings: fast),
@@ -114,7 +122,8 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeStagesTests",
     dependencies: [
-      "GeoPipeStages", "GeoPipeStageKit", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS", "GeoPipeIO",
+      "GeoPipeStages", "GeoPipeStageKit", "GeoPipeClustering", "GeoPipeGeometry", "GeoPipeGEOS",
+      "GeoPipeIO",
       "GeoPipeCore",
     ],
     swiftSettings: strict),
@@ -149,7 +158,8 @@ var targets: [Target] = [
     dependencies: ["GeoPipeValidation", "GeoPipeIO", "GeoPipeCore"],
     swiftSettings: strict),
   .testTarget(
-    name: "GeoPipeRenderTests", dependencies: ["GeoPipeRender", "GeoPipeCore", "CCairo"],
+    name: "GeoPipeRenderTests",
+    dependencies: ["GeoPipeRender", "GeoPipeCore", "GeoPipeMercator", "CCairo"],
     swiftSettings: strict),
   .testTarget(
     name: "GeoPipeMercatorTests", dependencies: ["GeoPipeMercator", "GeoPipeCore"],
@@ -185,8 +195,9 @@ var products: [Product] = [
 // `main` of their own and link only with `--sanitize fuzzer`.
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
   for name in [
-    "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob", "FuzzDBase",
-    "FuzzXML", "FuzzFlatGeobuf", "FuzzTiles", "FuzzPostgreSQLCopy",
+    "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob",
+    "FuzzDBase",
+    "FuzzXML", "FuzzFlatGeobuf", "FuzzTiles", "FuzzPostgreSQLCopy", "FuzzRasterTile",
   ] {
     let dependency: Target.Dependency =
       switch name {
@@ -197,6 +208,7 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
       case "FuzzFlatGeobuf": "GeoPipeFlatGeobuf"
       case "FuzzTiles": "GeoPipeTiles"
       case "FuzzPostgreSQLCopy": "GeoPipePostgreSQL"
+      case "FuzzRasterTile": "GeoPipeRender"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

@@ -10,12 +10,13 @@ set -euo pipefail
 # python3-shapely: the tile checks compare polygons with the system GEOS through Debian's own
 # Python. chromium, python3-numpy, python3-pip: the browser check (Scripts/browser-check) draws
 # tiles with MapLibre GL JS in headless Chromium and decides land and sea with shapely.
+# libjpeg62-turbo-dev, libwebp-dev: render decodes JPEG and WebP raster tiles.
 # libpq-dev: the PostgreSQL format; postgresql-15, postgresql-15-postgis-3: the throwaway
 # server the PostGIS tests and benchmarks run against (Scripts/with-postgres.sh).
 packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
   libxml2-dev libsqlite3-dev libcairo2-dev libshp-dev fonts-dejavu-core gdal-bin python3-gdal
   chromium python3-shapely python3-numpy python3-pip libpq-dev postgresql-15
-  postgresql-15-postgis-3)
+  postgresql-15-postgis-3 libjpeg62-turbo-dev libwebp-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

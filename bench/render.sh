@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark `geopipe render`: 100k (and all 144,563) real places drawn as pins into a PNG,
-# end to end (reading GeoJSONSeq from a file, placing, drawing, encoding, writing).
+# end to end (reading GeoJSONSeq from a file, placing, drawing, encoding, writing), and maps
+# over raster MBTiles basemaps (PNG and JPEG tiles to zoom 5 made with GDAL by
+# Scripts/make-raster-tileset.sh).
 # Prints a Markdown table to stdout and writes it to $BENCH_WORK/render-results.md.
 #
 # Environment (paths relative to the repository root):
@@ -33,6 +35,14 @@ if [ ! -s "$WORK/render-100k.geojsonl" ]; then
   "$GEOPIPE" style --quiet --priority low < "$WORK/render-100k.geojsonl" \
     > "$WORK/render-100k-low.geojsonl"
 fi
+for format in PNG JPEG; do
+  tileset=$WORK/world-$format.mbtiles
+  if [ ! -s "$tileset" ]; then
+    log "making $tileset"
+    "$(dirname "$0")/../Scripts/make-raster-tileset.sh" "$DATA/lines/ne_110m_countries.geojson.gz" \
+      "$tileset" "$format" 5
+  fi
+done
 
 # best_of CMD...: runs CMD $RUNS times; prints the best wall time (s), that run's CPU time
 # (user + system, s) and its peak RSS (MB).
@@ -71,4 +81,10 @@ out=$WORK/out/render.png
   row "100k pins, Europe at zoom 4.5" "$WORK/render-100k.geojsonl" "$out" --center 10,50 --zoom 4.5
   row "144,563 pins, world fit" "$WORK/render-all.geojsonl" "$out" --fit
   row "100k pins, world fit, SVG" "$WORK/render-100k.geojsonl" "$WORK/out/render.svg" --fit
+  row "satellite, PNG MBTiles, 1024x768 at --scale 2" /dev/null "$out" --center 10,50 \
+    --zoom 4.5 --scale 2 --basemap "$WORK/world-PNG.mbtiles"
+  row "satellite, JPEG MBTiles, 1024x768 at --scale 2, bearing 30" /dev/null "$out" \
+    --center 10,50 --zoom 4.5 --scale 2 --bearing 30 --basemap "$WORK/world-JPEG.mbtiles"
+  row "100k pins over PNG MBTiles, 1024x768 at --scale 2" "$WORK/render-100k.geojsonl" "$out" \
+    --center 10,50 --zoom 4.5 --scale 2 --basemap "$WORK/world-PNG.mbtiles"
 } | tee "$WORK/render-results.md"

@@ -58,14 +58,7 @@ final class CairoCanvas: Canvas {
   }
 
   func path(_ steps: [PathStep], fill: RGBA?, stroke: Stroke?) {
-    cairo_new_path(context)
-    for step in steps {
-      switch step {
-      case .move(let x, let y): cairo_move_to(context, x, y)
-      case .line(let x, let y): cairo_line_to(context, x, y)
-      case .close: cairo_close_path(context)
-      }
-    }
+    trace(steps)
     paint(fill: fill, stroke: stroke)
   }
 
@@ -129,6 +122,38 @@ final class CairoCanvas: Canvas {
     }
   }
 
+  func image(
+    _ image: RasterImage, origin: (x: Double, y: Double), across: (x: Double, y: Double),
+    down: (x: Double, y: Double)
+  ) {
+    let width = Double(image.width)
+    let height = Double(image.height)
+    cairo_save(context)
+    var matrix = cairo_matrix_t(
+      xx: across.x / width, yx: across.y / width, xy: down.x / height, yy: down.y / height,
+      x0: origin.x, y0: origin.y)
+    cairo_transform(context, &matrix)
+    cairo_set_source_surface(context, image.surface, 0, 0)
+    let pattern = cairo_get_source(context)
+    cairo_pattern_set_filter(pattern, CAIRO_FILTER_GOOD)
+    // Pixels past the image's edge repeat its edge, and the square is filled without
+    // antialiasing: each device pixel belongs to exactly one of the tiles that share an edge.
+    cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
+    cairo_set_antialias(context, CAIRO_ANTIALIAS_NONE)
+    cairo_new_path(context)
+    cairo_rectangle(context, 0, 0, width, height)
+    cairo_fill(context)
+    cairo_restore(context)
+  }
+
+  func clip(_ steps: [PathStep]) {
+    cairo_save(context)
+    trace(steps)
+    cairo_clip(context)
+  }
+
+  func unclip() { cairo_restore(context) }
+
   func encoded() throws -> [UInt8] {
     cairo_surface_flush(surface)
     final class Buffer {
@@ -152,6 +177,18 @@ final class CairoCanvas: Canvas {
   }
 
   // MARK: Helpers
+
+  /// Makes `steps` the current path.
+  private func trace(_ steps: [PathStep]) {
+    cairo_new_path(context)
+    for step in steps {
+      switch step {
+      case .move(let x, let y): cairo_move_to(context, x, y)
+      case .line(let x, let y): cairo_line_to(context, x, y)
+      case .close: cairo_close_path(context)
+      }
+    }
+  }
 
   private func setSource(_ color: RGBA) {
     cairo_set_source_rgba(context, color.red, color.green, color.blue, color.alpha)

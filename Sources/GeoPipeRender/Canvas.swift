@@ -110,6 +110,16 @@ protocol Canvas: AnyObject {
   func text(
     _ text: String, x: Double, y: Double, size: Double, bold: Bool, color: RGBA, halo: RGBA?,
     anchor: TextAnchor)
+  /// Draws a raster tile stretched over the parallelogram with corner `origin` (the image's
+  /// top left) and edges `across` (along its top) and `down` (along its left side), in
+  /// viewport points, filtered; tiles that share an edge leave no seam between them.
+  func image(
+    _ image: RasterImage, origin: (x: Double, y: Double), across: (x: Double, y: Double),
+    down: (x: Double, y: Double))
+  /// Draws only inside the closed path until `unclip()`.
+  func clip(_ steps: [PathStep])
+  /// Ends the last `clip(_:)`.
+  func unclip()
   /// The encoded image.
   func encoded() throws -> [UInt8]
 }

@@ -9,6 +9,8 @@ struct MapPainter {
   let projector: Projector
   let canvas: any Canvas
   let countBy: String?
+  /// Device pixels per point, which chooses the zoom of raster tiles.
+  var pixelsPerPoint = 1.0
   /// Pie categories in legend order, with their colours.
   var categories: [(name: String, color: RGBA)] = []
 
@@ -35,22 +37,20 @@ struct MapPainter {
     "#9c755f", "#bab0ac",
   ].compactMap { RGBA(css: $0) }
 
-  mutating func draw(_ features: [Feature], basemap: [Feature]) {
-    canvas.background(basemap.isEmpty ? Self.plain : Self.water)
-    for feature in basemap {
-      guard let geometry = feature.geometry else { continue }
-      drawArea(geometry, fill: Self.land, stroke: Stroke(color: Self.coast, width: 0.6))
-    }
+  mutating func draw(_ features: [Feature], basemap: Basemap) throws {
+    let labels = try drawBasemap(basemap)
     let visible = visibleFeatures(features)
     for feature in visible { drawOverlay(feature, pass: .areas) }
     for feature in visible { drawOverlay(feature, pass: .lines) }
     for feature in visible { drawOverlay(feature, pass: .circles) }
+    drawLabels(labels, hybrid: basemap.mapType == .hybrid)
     categories = pieCategories(visible)
     let markers = collectMarkers(visible)
     placeAndDraw(markers)
     drawScaleBar()
     if camera.bearing.truncatingRemainder(dividingBy: 360) != 0 { drawNorthArrow() }
     drawLegend()
+    drawAttribution(basemap.attributionText)
   }
 
   /// The features shown at the camera's tile zoom: those without a `tippecanoe` zoom range,
@@ -131,7 +131,7 @@ struct MapPainter {
     }
   }
 
-  private func drawArea(_ geometry: Geometry, fill: RGBA?, stroke: Stroke?) {
+  func drawArea(_ geometry: Geometry, fill: RGBA?, stroke: Stroke?) {
     var rings: [CoordinateArray] = []
     switch geometry {
     case .polygon(let r): rings = r
@@ -143,6 +143,27 @@ struct MapPainter {
       for ring in rings { appendSteps(ring, shift: shift, closed: true, into: &steps) }
       canvas.path(steps, fill: fill, stroke: stroke)
     }
+  }
+
+  /// Draws a polygon or a line at one horizontal shift (whole worlds), as a basemap tile
+  /// places it.
+  func drawShape(_ geometry: Geometry, fill: RGBA?, stroke: Stroke?, shift: Double) {
+    var runs: [CoordinateArray] = []
+    var closed = true
+    switch geometry {
+    case .polygon(let rings): runs = rings
+    case .multiPolygon(let polygons): runs = polygons.flatMap { $0 }
+    case .lineString(let line):
+      runs = [line]
+      closed = false
+    case .multiLineString(let lines):
+      runs = lines
+      closed = false
+    default: return
+    }
+    var steps: [PathStep] = []
+    for run in runs { appendSteps(run, shift: shift, closed: closed, into: &steps) }
+    canvas.path(steps, fill: closed ? fill : nil, stroke: stroke)
   }
 
   private func drawLines(_ geometry: Geometry, stroke: Stroke) {

@@ -6,6 +6,7 @@ final class SVGCanvas: Canvas {
   private var out: [UInt8] = []
   private let width: Double
   private let height: Double
+  private var clips = 0
 
   init(width: Double, height: Double) {
     self.width = width
@@ -31,17 +32,7 @@ final class SVGCanvas: Canvas {
 
   func path(_ steps: [PathStep], fill: RGBA?, stroke: Stroke?) {
     append("<path d=\"")
-    for step in steps {
-      switch step {
-      case .move(let x, let y):
-        append("M")
-        pair(x, y)
-      case .line(let x, let y):
-        append("L")
-        pair(x, y)
-      case .close: append("Z")
-      }
-    }
+    pathData(steps)
     append("\"")
     if let fill {
       paint("fill", fill)
@@ -129,6 +120,31 @@ final class SVGCanvas: Canvas {
     append("</text>\n")
   }
 
+  /// The tile's bytes as they are, in a `data:` URL, on a unit square mapped by a matrix.
+  func image(
+    _ image: RasterImage, origin: (x: Double, y: Double), across: (x: Double, y: Double),
+    down: (x: Double, y: Double)
+  ) {
+    append("<image xmlns:xlink=\"http://www.w3.org/1999/xlink\" width=\"1\" height=\"1\"")
+    append(" preserveAspectRatio=\"none\" transform=\"matrix(")
+    for (k, value) in [across.x, across.y, down.x, down.y, origin.x, origin.y].enumerated() {
+      if k > 0 { append(" ") }
+      number(value)
+    }
+    append(")\" xlink:href=\"data:\(image.format.mimeType);base64,")
+    append(Data(image.bytes).base64EncodedString())
+    append("\"/>\n")
+  }
+
+  func clip(_ steps: [PathStep]) {
+    clips += 1
+    append("<clipPath id=\"clip\(clips)\"><path d=\"")
+    pathData(steps)
+    append("\"/></clipPath>\n<g clip-path=\"url(#clip\(clips))\">\n")
+  }
+
+  func unclip() { append("</g>\n") }
+
   func encoded() throws -> [UInt8] {
     append("</svg>\n")
     return out
@@ -150,6 +166,20 @@ final class SVGCanvas: Canvas {
       append(" \(attribute)-opacity=\"")
       number(color.alpha)
       append("\"")
+    }
+  }
+
+  private func pathData(_ steps: [PathStep]) {
+    for step in steps {
+      switch step {
+      case .move(let x, let y):
+        append("M")
+        pair(x, y)
+      case .line(let x, let y):
+        append("L")
+        pair(x, y)
+      case .close: append("Z")
+      }
     }
   }
 

@@ -55,6 +55,13 @@ public struct StaticMap: Sendable {
   public func render(_ features: [Feature], basemap: [Feature], format: ImageFormat) throws
     -> [UInt8]
   {
+    try render(features, basemap: Basemap(mapType: .standard, polygons: basemap), format: format)
+  }
+
+  /// Draws `features` over a basemap and encodes the image.
+  public func render(_ features: [Feature], basemap: Basemap, format: ImageFormat) throws
+    -> [UInt8]
+  {
     let camera = try resolveCamera(features)
     let canvas: any Canvas =
       switch format {
@@ -62,7 +69,8 @@ public struct StaticMap: Sendable {
       case .svg: SVGCanvas(width: Double(width), height: Double(height))
       }
     var painter = MapPainter(camera: camera, canvas: canvas, countBy: countBy)
-    painter.draw(features, basemap: basemap)
+    painter.pixelsPerPoint = scale
+    try painter.draw(features, basemap: basemap)
     return try canvas.encoded()
   }
 

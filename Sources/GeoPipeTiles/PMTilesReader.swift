@@ -28,6 +28,7 @@ final class PMTilesReader: TilesetReader {
   let path: String
   let metadata: TilesetMetadata
   let entries: JSONObject
+  let tileFormat: String
   private let file: Int32
   private let sections: Sections
   private let internalCompression: UInt8
@@ -40,8 +41,12 @@ final class PMTilesReader: TilesetReader {
   /// Directories nest at most this deep (the root, then leaves of leaves).
   private static let maxDepth = 4
 
-  /// Opens the archive and reads its header, metadata and root directory.
-  init(path: String) throws {
+  /// The header's tile types (PMTiles v3 §3.2) that are read, as MBTiles `format` names them.
+  static let tileFormats: [UInt8: String] = [1: "pbf", 2: "png", 3: "jpg", 4: "webp"]
+
+  /// Opens the archive and reads its header, metadata and root directory; raster tiles
+  /// (PNG, JPEG, WebP) only when `rasterAllowed`.
+  init(path: String, rasterAllowed: Bool = false) throws {
     self.path = path
     file = open(path, O_RDONLY | O_CLOEXEC)
     guard file >= 0 else {
@@ -78,9 +83,12 @@ final class PMTilesReader: TilesetReader {
       let sections = Sections(root: found[0], metadata: found[1], leaves: found[2], tiles: found[3])
       self.sections = sections
       internalCompression = header[97]
-      guard header[99] == 1 else {
-        throw TilesError("its tiles are of type \(header[99]), not vector tiles (MVT, type 1)")
+      guard let format = Self.tileFormats[header[99]], header[99] == 1 || rasterAllowed else {
+        throw TilesError(
+          "its tiles are of type \(header[99]), not \(rasterAllowed ? "vector (MVT, type 1) or raster (PNG, JPEG, WebP: types 2 to 4)" : "vector tiles (MVT, type 1)")"
+        )
       }
+      tileFormat = format
       for (name, compression) in [("directories", header[97]), ("tiles", header[98])]
       where compression > 2 {
         throw TilesError(

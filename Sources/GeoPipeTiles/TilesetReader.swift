@@ -16,22 +16,32 @@ public protocol TilesetReader: AnyObject {
   /// Every metadata entry as stored: MBTiles `metadata` rows, or the PMTiles header's fields
   /// and its JSON metadata's members.
   var entries: JSONObject { get }
+  /// What the tiles are, as MBTiles' `format` names them: `pbf` (vector tiles), `png`,
+  /// `jpg`, `webp`, or another word the file gives.
+  var tileFormat: String { get }
   /// The next tile and its bytes as stored (usually gzipped), or nil after the last.
   func next() throws -> (tile: TileID, data: [UInt8])?
   /// One tile's bytes as stored, or nil when the tileset does not hold it.
   func data(of tile: TileID) throws -> [UInt8]?
 }
 
+extension TilesetReader {
+  /// The `format` metadata entry, in lower case; `pbf` when there is none.
+  public var tileFormat: String { entries["format"]?.stringValue?.lowercased() ?? "pbf" }
+}
+
 /// Opens the tileset at `path`: PMTiles when its first bytes are the PMTiles magic number or
 /// its name ends in .pmtiles, else MBTiles (an SQLite file).
-public func openTileset(path: String) throws -> any TilesetReader {
+///
+/// PMTiles of raster tiles are opened only when `rasterAllowed`.
+public func openTileset(path: String, rasterAllowed: Bool = false) throws -> any TilesetReader {
   guard let handle = FileHandle(forReadingAtPath: path) else {
     throw GeoPipeError("cannot open '\(path)': no such file or not readable", status: .noInput)
   }
   let magic = (try? handle.read(upToCount: 16)) ?? Data()
   try? handle.close()
   if magic.starts(with: Array("PMTiles".utf8)) || path.lowercased().hasSuffix(".pmtiles") {
-    return try PMTilesReader(path: path)
+    return try PMTilesReader(path: path, rasterAllowed: rasterAllowed)
   }
   if magic.starts(with: Array("SQLite format 3".utf8)) || path.lowercased().hasSuffix(".mbtiles") {
     return try MBTilesReader(path: path)

@@ -1,6 +1,7 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipePipeline
 import GeoPipeStageKit
 import GeoPipeStages
 
@@ -9,6 +10,7 @@ enum GeoPipe {
   static func main() {
     signal(SIGPIPE, SIG_IGN)
     installInterruptHandlers()
+    SettingsFile.installYAML()
     let words = Array(CommandLine.arguments.dropFirst())
     exit(CommandTable.run(words))
   }

@@ -17,10 +17,34 @@ final class RenderStage: Stage {
       some are in the box with its axes swapped), or --center LON,LAT with --zoom Z and
       optionally --bearing B (degrees clockwise from north that face up). --size is in
       points; --scale multiplies the PNG's pixels (2 for a high-density screen).
-      Drawn as MapKit draws annotations and overlays, bottom to top: --basemap polygons
-      (land over water), polygons, lines, and circles (Points with geopipe:radius_m, in
-      metres) in their stroke, stroke-width, stroke-opacity, fill and fill-opacity
-      (simplestyle-spec defaults); pins in marker-color and marker-size; cluster markers
+      --map-type picks the basemap, as MapKit's map types: standard (vector tiles in a
+      built-in style, or --basemap polygons as land over water, or a plain background),
+      satellite (raster tiles), hybrid (raster tiles with the vector tiles' boundaries and
+      place labels, and the polygons' outlines, on top) or none. Without it, the map type is
+      satellite when every tile source given is raster, hybrid when raster and vector tiles
+      are given, else standard. --basemap SOURCE may be given more than once; every source is
+      a local file, nothing is fetched:
+        an .mbtiles or .pmtiles file of raster tiles (format png, jpg or webp) or of vector
+          tiles (pbf: geopipe's tiles or tippecanoe's);
+        a folder of raster tiles DIR/{z}/{x}/{y}.png (or .jpg, .jpeg, .webp), rows counted
+          from the north (XYZ); write tms:DIR for rows counted from the south (TMS), and
+          xyz:DIR to say XYZ explicitly;
+        any other file: polygons (GeoJSON, Shapefile, ...) drawn as land.
+      Raster tiles are drawn at zoom floor(zoom + log2(scale)), within the source's zooms
+      (deeper zooms enlarge its deepest tiles), each read once, scaled with cairo's filtering
+      and turned with --bearing; vector tiles at floor(zoom), within theirs. A tile the
+      source does not hold shows the background; a tile that cannot be decoded too, with a
+      warning. The built-in vector style draws water, land, parks, rivers, roads,
+      boundaries (admin_level 4 and below) and place labels by the layer and property names
+      of OpenMapTiles, Shortbread and geopipe's tiles (see docs/formats.md, "Static maps");
+      --basemap-style FILE maps other schemas: a YAML file of per-layer rules whose fill,
+      stroke, stroke-width and label take the style stage's values and rules (constants,
+      {property} templates, match, steps, case) and an optional --where condition.
+      The sources' attribution metadata, or --attribution TEXT, is drawn in the bottom right
+      corner. SVG maps embed the tiles' images as they are stored.
+      Drawn as MapKit draws annotations and overlays, bottom to top: the basemap, polygons,
+      lines, and circles (Points with geopipe:radius_m, in metres) in their stroke,
+      stroke-width, stroke-opacity, fill and fill-opacity (simplestyle-spec defaults); pins in marker-color and marker-size; cluster markers
       (from cluster: point_count) with their count and a pie of PROP_counts (from cluster
       --count-by PROP; --count-by here picks PROP, else the first *_counts property), with a
       legend; titles below markers where they fit; a scale bar; and a north arrow when the
@@ -39,6 +63,10 @@ final class RenderStage: Stage {
       "geopipe read shops.csv | geopipe cluster --zoom 5 --count-by kind | geopipe render clusters.png --fit-bounds -10,35,30,60",
       "geopipe read places.csv | geopipe render map.png --center 2.35,48.85 --zoom 11 --bearing 30 --scale 2",
       "geopipe read places.csv | geopipe cluster --all-zooms | geopipe render map.png --center 10,50 --zoom 4.5 --basemap countries.geojson",
+      "geopipe read places.csv | geopipe render map.png --map-type satellite --basemap imagery.mbtiles --scale 2",
+      "geopipe read places.csv | geopipe render map.png --map-type hybrid --basemap imagery.pmtiles --basemap streets.pmtiles",
+      "geopipe read places.csv | geopipe render map.png --basemap tms:tiles/ --attribution '© My Imagery'",
+      "geopipe read places.csv | geopipe render map.svg --basemap osm.mbtiles --basemap-style streets.yaml",
     ],
     options: [
       OptionSpec(
@@ -60,7 +88,21 @@ final class RenderStage: Stage {
         },
         help: "The map's width and height in points, each 1 to 8192."),
       OptionSpec("scale", .number, default: "1", help: "PNG pixels per point, 0.25 to 8."),
-      OptionSpec("basemap", .path, help: "A file of polygons drawn as land under the features."),
+      OptionSpec(
+        "map-type", .choice(MapType.allCases.map(\.rawValue)),
+        help: "The basemap: standard, satellite, hybrid or none (default: from the sources)."),
+      OptionSpec(
+        "basemap", .list,
+        help: "A basemap source: an .mbtiles or .pmtiles tileset (raster or vector), a tile "
+          + "folder DIR/{z}/{x}/{y}.png (tms:DIR for TMS rows), or a file of polygons; "
+          + "repeatable."),
+      OptionSpec(
+        "basemap-style", .path,
+        help: "A YAML style for vector basemap tiles: per-layer fill, stroke and label rules "
+          + "(see docs/formats.md)."),
+      OptionSpec(
+        "attribution", .string,
+        help: "Text drawn in the bottom right corner (default: the sources' attribution)."),
       OptionSpec(
         "count-by", .string, help: "Draw cluster pies from PROP_counts (from cluster --count-by)."),
     ],
@@ -70,7 +112,12 @@ final class RenderStage: Stage {
   private let path: String
   private let map: StaticMap
   private let format: StaticMap.ImageFormat
-  private let basemap: [Feature]
+  private let mapType: MapType
+  private let basemapPolygons: [Feature]
+  private let rasterSources: [any RasterTileSource]
+  private let vectorSources: [any VectorTileSource]
+  private let attribution: String?
+  private let style: BasemapStyle
   private var features: [Feature] = []
   private var boxCheck: SwappedBoxCheck?
   private let report: @Sendable (ReadDiagnostic) -> Void
@@ -128,17 +175,52 @@ final class RenderStage: Stage {
     map = StaticMap(
       width: width, height: height, scale: scale, camera: camera,
       countBy: values.string("count-by"))
-    var basemap: [Feature] = []
-    if let basemapPath = values.string("basemap") {
-      let reader = try ReadStage.open(basemapPath, values: OptionValues(), context: context)
-      while let feature = try reader.next() {
-        switch feature.geometry {
-        case .polygon?, .multiPolygon?: basemap.append(feature)
-        default: continue
+    var polygons: [Feature] = []
+    var raster: [any RasterTileSource] = []
+    var vector: [any VectorTileSource] = []
+    for argument in values.list("basemap") ?? [] {
+      switch try BasemapSources.open(argument) {
+      case .raster(let source): raster.append(source)
+      case .vector(let source): vector.append(source)
+      case .polygons(let basemapPath):
+        let reader = try ReadStage.open(basemapPath, values: OptionValues(), context: context)
+        while let feature = try reader.next() {
+          switch feature.geometry {
+          case .polygon?, .multiPolygon?: polygons.append(feature)
+          default: continue
+          }
         }
       }
     }
-    self.basemap = basemap
+    let mapType =
+      values.string("map-type").map { MapType(rawValue: $0) ?? .standard }
+      ?? (raster.isEmpty ? .standard : vector.isEmpty ? .satellite : .hybrid)
+    switch mapType {
+    case .satellite, .hybrid:
+      guard !raster.isEmpty else {
+        throw GeoPipeError.usage(
+          "render: --map-type \(mapType.rawValue) needs a --basemap of raster tiles (an "
+            + ".mbtiles or .pmtiles of PNG, JPEG or WebP tiles, or a tile folder)")
+      }
+    case .standard:
+      guard raster.isEmpty else {
+        throw GeoPipeError.usage(
+          "render: --map-type standard draws vector tiles or polygons, not the raster tiles of "
+            + "\(raster[0].name); use --map-type satellite or hybrid")
+      }
+    case .none:
+      guard values.list("basemap") == nil else {
+        throw GeoPipeError.usage("render: --map-type none draws no basemap; leave out --basemap")
+      }
+    }
+    self.mapType = mapType
+    basemapPolygons = polygons
+    rasterSources = raster
+    vectorSources = vector
+    attribution = values.string("attribution")
+    style =
+      try values.string("basemap-style").map { try BasemapStyleFile(path: $0).style }
+      ?? BuiltInBasemapStyle.style
     output = try OutputFile(path: path)
   }
 
@@ -171,6 +253,11 @@ final class RenderStage: Stage {
       }
       boxCheck.finish(report: report)
     }
+    let report = report
+    let basemap = Basemap(
+      mapType: mapType, raster: rasterSources, vector: vectorSources, polygons: basemapPolygons,
+      style: style, attribution: attribution,
+      warn: { report(ReadDiagnostic(severity: .warning, message: "render: \($0)")) })
     let bytes = try map.render(features, basemap: basemap, format: format)
     try bytes.withUnsafeBytes { try output.write($0) }
     try output.commit()
