@@ -57,6 +57,12 @@ test: deps
 	Scripts/test-countries.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 	Scripts/with-postgres.sh Scripts/test-postgis.sh $(BIN)
+	Scripts/test-dask.sh $(BIN)
+
+# Sharded runs on a local Spark; skipped when pyspark or Java is missing.
+.PHONY: test-spark
+test-spark: build
+	Scripts/test-spark.sh $(BIN)
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
