@@ -116,11 +116,48 @@ extension FeatureReaders {
 }
 
 /// A reader of nothing: a shard's share of an input that holds none of its records.
-final class EmptyFeatureReader: FeatureReader {
-  var bytesRead: Int { 0 }
-  var skippedCount: Int { 0 }
-  var collectionMembers: JSONObject { JSONObject() }
-  func next() throws -> Feature? { nil }
+public final class EmptyFeatureReader: FeatureReader {
+  /// Creates the reader.
+  public init() {}
+  /// Nothing is read.
+  public var bytesRead: Int { 0 }
+  /// Nothing is skipped.
+  public var skippedCount: Int { 0 }
+  /// There are no members.
+  public var collectionMembers: JSONObject { JSONObject() }
+  /// Always nil.
+  public func next() throws -> Feature? { nil }
+}
+
+/// The next `count` features of another reader, for a shard of a format whose records are
+/// numbered (the reader has stepped past those before the shard's).
+public final class RecordRangeReader: FeatureReader {
+  private let upstream: any FeatureReader
+  private var remaining: Int
+
+  /// Passes on at most `count` features of `upstream`.
+  public init(_ upstream: any FeatureReader, count: Int) {
+    self.upstream = upstream
+    remaining = count
+  }
+
+  /// The upstream reader's bytes.
+  public var bytesRead: Int { upstream.bytesRead }
+  /// The upstream reader's skipped features.
+  public var skippedCount: Int { upstream.skippedCount }
+  /// The upstream reader's members.
+  public var collectionMembers: JSONObject { upstream.collectionMembers }
+  /// Where the last feature begins.
+  public var lastFeatureLocation: SourceLocation? { upstream.lastFeatureLocation }
+  /// The upstream reader's CRS.
+  public var declaredCRS: String? { upstream.declaredCRS }
+
+  /// The next feature of the range, nil after its last.
+  public func next() throws -> Feature? {
+    guard remaining > 0 else { return nil }
+    remaining -= 1
+    return try upstream.next()
+  }
 }
 
 /// The features of a GeoJSON reader that begin in a share.
@@ -141,7 +178,11 @@ final class PositionFilteringReader: FeatureReader {
 
   func next() throws -> Feature? {
     while let feature = try upstream.next() {
-      guard let position = upstream.lastFeatureOffset else { continue }
+      guard let position = upstream.lastFeatureOffset else {
+        throw GeoPipeError(
+          "\(upstream.lastFeatureLocation?.file ?? "input"): cannot tell where a feature begins, "
+            + "so it cannot be given to one shard", status: .dataError)
+      }
       if share.contains(position) { return feature }
     }
     return nil
@@ -212,7 +253,7 @@ struct RecordScan {
   func forEachBlock(
     from: Int, to: Int = .max, _ body: (UnsafeRawBufferPointer, Int) throws -> Bool
   ) throws {
-    let source = try FileRangeByteSource(path: path, range: from..<min(to, size))
+    let source = try FileRangeByteSource(path: path, range: from..<max(from, min(to, size)))
     let block = UnsafeMutableRawBufferPointer.allocate(
       byteCount: Self.blockSize, alignment: 8)
     defer { block.deallocate() }

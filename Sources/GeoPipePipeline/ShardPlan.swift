@@ -36,6 +36,11 @@ public struct ShardPlan: Sendable {
     "circle", "buffer", "join", "clip", "explode",
   ]
 
+  /// The stages that run in each shard and again in the merge over the shards' outputs,
+  /// which gives what one run gives: the first N features of the shards' first N features in
+  /// shard order are the first N features.
+  public static let shardedThenMerged: Set<String> = ["head"]
+
   /// The plan split.
   public let plan: StagePlan
   /// How many shards.
@@ -87,6 +92,7 @@ public struct ShardPlan: Sendable {
   /// Whether a step works feature by feature (`simplify` only without a layer-wide
   /// `--percentage` or `--shared-borders`).
   static func mapsEachFeature(_ step: StagePlan.Step) -> Bool {
+    if shardedThenMerged.contains(step.definition.name) { return true }
     guard featureByFeature.contains(step.definition.name) else { return false }
     if step.definition.name == "simplify" {
       return !step.values.has("percentage") && !step.values.flag("shared-borders")
@@ -161,6 +167,12 @@ public struct ShardPlan: Sendable {
       steps.append(
         StagePlan.Step(
           definition: ShardParts.reader, values: values, inputs: [], line: plan.steps[k].line))
+      if Self.shardedThenMerged.contains(plan.steps[k].definition.name) {
+        var again = plan.steps[k]
+        again.inputs = [steps.count - 1]
+        index[k] = steps.count
+        steps.append(again)
+      }
     }
     for (k, step) in plan.steps.enumerated() where sides[k] == .merge {
       var copy = step
@@ -186,8 +198,6 @@ public struct ShardPlan: Sendable {
       return reduce
         + " (supercluster's greedy clustering visits points in input order, so no split of it "
         + "is exact)"
-    case "head":
-      return "the first features in shard order"
     default:
       if step.inputs.count > 1 { return reduce + " (several inputs are concatenated whole)" }
       if step.inputs.allSatisfy({ sides[$0] == .merge }) { return "runs after a merge step" }

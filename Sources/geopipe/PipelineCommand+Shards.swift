@@ -110,6 +110,9 @@ extension PipelineCommand {
           + split.partPath(of: k, shard: split.count - 1))
     }
     lines += ["", "merge, once all shards are done: geopipe merge \(path) --shards \(split.count)"]
+    for k in split.boundaries where ShardPlan.shardedThenMerged.contains(steps[k].definition.name) {
+      lines.append("  " + stepName(steps[k]) + ": again, over the shards' features in shard order")
+    }
     for (k, step) in steps.enumerated() where split.sides[k] == .merge {
       lines.append("  " + stepName(step) + ": " + split.mergeDescription(of: k))
     }

@@ -57,9 +57,10 @@ struct PipelineCommand {
     Prints what 'run --shard' and 'merge' do for the file: the map side (the read stages,
     split by their inputs, and the stages that work feature by feature downstream of them:
     filter, select, style, geocode, reverse-geocode, simplify without --percentage or
-    --shared-borders, reproject, circle, buffer, join, clip, explode), the parts each shard
-    writes, and the merge side (writers, and as a single reduce over the features of all
-    shards in shard order: sort, head, dissolve, cluster, tiles, render, info and the rest).
+    --shared-borders, reproject, circle, buffer, join, clip, explode, and head, which runs
+    again in the merge), the parts each shard writes, and the merge side (writers, and as a
+    single reduce over the features of all shards in shard order: sort, dedupe, dissolve,
+    cluster, tiles, render, info and the rest).
     --json prints the same for an engine that schedules the tasks: the commands to run, the
     parts of each shard, and each merge step.
     """,

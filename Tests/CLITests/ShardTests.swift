@@ -107,15 +107,19 @@ struct ShardTests {
       - {input: rows, sort: {by: v, desc: true}}
       - head: 25
       - write: {path: "${out}/top.geojson"}
+      - read: {path: points.fgb}
+      - write: {path: "${out}/fgb.geojsonl"}
+      - read: {path: collection.geojson}
+      - write: {path: "${out}/collection.geojson"}
     """
 
-  /// CSV, GeoJSONSeq and FeatureCollection inputs split at record boundaries: every row and
-  /// feature is read once, in order, at every shard count.
+  /// CSV, GeoJSONSeq and FeatureCollection inputs split at record boundaries, FlatGeobuf by
+  /// feature number: every row and feature is read once, in order, at every shard count.
   @Test func splitsEveryInputAtRecordBoundaries() throws {
     try withTemporaryDirectory { directory in
       try Data(Self.trickyCSV.utf8).write(to: directory.appendingPathComponent("rows.csv"))
       var seq = ""
-      var collection = "{\"type\":\"FeatureCollection\",\"features\":[\n"
+      var collection = "{\"type\":\"FeatureCollection\",\"name\":\"points\",\"features\":[\n"
       for k in 0..<60 {
         let feature =
           "{\"type\":\"Feature\",\"properties\":{\"k\":\(k),\"skip\":\"x\\ny\"},"
@@ -126,6 +130,8 @@ struct ShardTests {
       collection += "]}\n"
       try Data(seq.utf8).write(to: directory.appendingPathComponent("seq.geojsonl"))
       try Data(collection.utf8).write(to: directory.appendingPathComponent("collection.geojson"))
+      let fgb = try geopipe(["convert", "seq.geojsonl", "points.fgb"], in: directory)
+      try #require(fgb.status == 0, "\(fgb)")
       try Data(Self.splitPipeline.utf8).write(to: directory.appendingPathComponent("split.yaml"))
       try Self.expectShardsMatchOneRun(
         "split.yaml", counts: Array(1...9) + [200], in: directory, root: directory)
