@@ -49,7 +49,11 @@ public struct ShardPlan: Sendable {
   public let sides: [Side]
   /// The map-side steps whose features go to the merge, in step order.
   public let boundaries: [Int]
+  /// The map-side `write` steps, of GeoJSONSeq: each shard writes its records to a part with
+  /// the step's own options, and the merge concatenates the parts' bytes into the output.
+  public let concatenated: [Int]
   private let partPrefixes: [Int: String]
+  private let partExtensions: [Int: String]
 
   /// Splits `plan` into `count` shards; parts go to `partsFolder`, or beside the output each
   /// boundary's features lead to.
@@ -58,22 +62,39 @@ public struct ShardPlan: Sendable {
     self.plan = plan
     self.count = count
     var sides: [Side] = []
-    for step in plan.steps {
+    var concatenated: [Int] = []
+    for (k, step) in plan.steps.enumerated() {
       let map =
         if step.definition.role == .source {
           step.definition.name == "read"
+        } else if step.inputs.count != 1 || sides[step.inputs[0]] != .map {
+          false
+        } else if Self.concatenatesRecords(step) {
+          true
         } else {
-          Self.mapsEachFeature(step) && step.inputs.count == 1 && sides[step.inputs[0]] == .map
+          Self.mapsEachFeature(step)
         }
+      if map && step.definition.role == .sink { concatenated.append(k) }
       sides.append(map ? .map : .merge)
     }
     self.sides = sides
+    self.concatenated = concatenated
     let consumers = plan.consumers()
     boundaries = plan.steps.indices.filter { k in
-      sides[k] == .map
+      sides[k] == .map && plan.steps[k].definition.role != .sink
         && (consumers[k].contains { sides[$0.step] == .merge } || k == plan.standardOutput)
     }
     var prefixes: [Int: String] = [:]
+    var extensions: [Int: String] = [:]
+    for k in concatenated {
+      let path = plan.steps[k].values.string("path") ?? ""
+      extensions[k] = FeatureFormats.fileExtension(of: path) ?? "geojsonl"
+      if let partsFolder {
+        prefixes[k] = (partsFolder.hasSuffix("/") ? partsFolder : partsFolder + "/") + "step\(k + 1)"
+      } else {
+        prefixes[k] = "\(path).step\(k + 1)"
+      }
+    }
     for k in boundaries {
       if let partsFolder {
         prefixes[k] = (partsFolder.hasSuffix("/") ? partsFolder : partsFolder + "/") + "step\(k + 1)"
@@ -87,6 +108,18 @@ public struct ShardPlan: Sendable {
       }
     }
     partPrefixes = prefixes
+    partExtensions = extensions
+  }
+
+  /// Whether a step is a `write` of GeoJSONSeq to a file, whose output is the concatenation
+  /// of the records of its input's features: not gzip-compressed (a gzip stream per shard is
+  /// valid but not the same bytes), not standard output or a URL.
+  static func concatenatesRecords(_ step: StagePlan.Step) -> Bool {
+    guard step.definition.name == "write", let path = step.values.string("path"), path != "-",
+      !path.lowercased().hasSuffix(".gz"), FeatureFormats.addressed(by: path) == nil
+    else { return false }
+    let given = step.values.string("output-format").flatMap { $0 == "auto" ? nil : $0 }
+    return (given ?? FeatureFormats.writing(path)?.name) == "geojsonseq"
   }
 
   /// Whether a step works feature by feature (`simplify` only without a layer-wide
@@ -106,15 +139,60 @@ public struct ShardPlan: Sendable {
     let width = String(count - 1).count
     let number = String(shard)
     let padded = String(repeating: "0", count: max(0, width - number.count)) + number
-    return "\(partPrefixes[step] ?? "step\(step + 1)").part-\(padded)-of-\(count).geojsonl"
+    let ext = partExtensions[step] ?? "geojsonl"
+    return "\(partPrefixes[step] ?? "step\(step + 1)").part-\(padded)-of-\(count).\(ext)"
   }
 
-  /// The plan a shard runs: the map side, with a part writer for each boundary.
-  public func mapPlan() -> StagePlan {
+  /// The parts of every shard, or an error naming the first that is missing.
+  func checkedParts(of step: Int) throws -> [String] {
+    let parts = (0..<count).map { partPath(of: step, shard: $0) }
+    for (shard, part) in parts.enumerated() where access(part, F_OK) != 0 {
+      throw GeoPipeError(
+        "\(part): the part of shard \(shard)/\(count) is missing: run "
+          + "'geopipe run FILE --shard \(shard)/\(count)' first", status: .noInput)
+    }
+    return parts
+  }
+
+  /// Checks that every part the merge needs is there.
+  public func checkParts() throws {
+    for k in concatenated + boundaries { _ = try checkedParts(of: k) }
+  }
+
+  /// Concatenates the parts of each concatenated `write` into its output, committed
+  /// atomically; returns each output's path and record count.
+  public func concatenate() throws -> [(path: String, records: Int)] {
+    try concatenated.map { k in
+      let path = plan.steps[k].values.string("path") ?? "-"
+      let file = try OutputFile(path: path)
+      var records = 0
+      let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 8)
+      defer { block.deallocate() }
+      do {
+        for part in try checkedParts(of: k) {
+          let source = try FileByteSource(path: part)
+          while case let n = try source.read(into: block), n > 0 {
+            let bytes = UnsafeRawBufferPointer(rebasing: block[..<n])
+            for byte in bytes where byte == 0x0A { records += 1 }
+            try file.write(bytes)
+          }
+        }
+        try file.commit()
+      } catch {
+        file.abort()
+        throw error
+      }
+      return (path, records)
+    }
+  }
+
+  /// The plan a shard runs: the map side, concatenated writes writing their parts.
+  public func mapPlan(shard: Int) -> StagePlan {
     var steps: [StagePlan.Step] = []
     var index: [Int: Int] = [:]
     for (k, step) in plan.steps.enumerated() where sides[k] == .map {
       var copy = step
+      if concatenated.contains(k) { copy.values.set("path", .string(partPath(of: k, shard: shard))) }
       copy.inputs = step.inputs.compactMap { index[$0] }
       index[k] = steps.count
       steps.append(copy)
@@ -139,7 +217,7 @@ public struct ShardPlan: Sendable {
 
   /// The plan shard `shard` runs.
   public func shardPlan(_ shard: Int) -> StagePlan {
-    var map = mapPlan()
+    var map = mapPlan(shard: shard)
     map.steps += partSteps(shard: shard)
     return map
   }
@@ -150,13 +228,9 @@ public struct ShardPlan: Sendable {
     var steps: [StagePlan.Step] = []
     var index: [Int: Int] = [:]
     let passed = plan.passingCRSOn()
+    try checkParts()
     for k in boundaries {
-      let parts = (0..<count).map { partPath(of: k, shard: $0) }
-      for (shard, part) in parts.enumerated() where access(part, F_OK) != 0 {
-        throw GeoPipeError(
-          "\(part): the part of shard \(shard)/\(count) is missing: run "
-            + "'geopipe run FILE --shard \(shard)/\(count)' first", status: .noInput)
-      }
+      let parts = try checkedParts(of: k)
       var values = OptionValues()
       values.set("path", .list(parts))
       if let crs = Self.outputCRS(of: k, in: passed) {
@@ -187,6 +261,7 @@ public struct ShardPlan: Sendable {
   public func mergeDescription(of k: Int) -> String {
     let step = plan.steps[k]
     let name = step.definition.name
+    if concatenated.contains(k) { return "concatenates the bytes of the shards' parts" }
     if step.definition.role == .source {
       return "a source that does not split: read once, by the merge"
     }

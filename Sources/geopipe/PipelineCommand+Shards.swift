@@ -63,7 +63,12 @@ extension PipelineCommand {
         FileHandle.standardOutput.write(Data(text.utf8))
         return 0
       case "merge":
-        return execute(try split.mergePlan(), values: values, quiet: quiet)
+        let status = execute(try split.mergePlan(), values: values, quiet: quiet)
+        guard status == 0 else { return status }
+        for (path, records) in try split.concatenate() where !quiet {
+          Terminal.printError("wrote \(path): \(records) feature\(records == 1 ? "" : "s")")
+        }
+        return 0
       default:
         guard let shard else { return ExitStatus.usage.rawValue }
         return execute(split.shardPlan(shard.index), values: values, quiet: quiet, shard: shard)
@@ -102,6 +107,10 @@ extension PipelineCommand {
     for (k, step) in steps.enumerated() where split.sides[k] == .map {
       var text = "  " + stepName(step)
       if step.definition.role == .source { text += "  (its share of each input)" }
+      if split.concatenated.contains(k) {
+        text += "  (to part \(split.partPath(of: k, shard: 0)) … "
+          + split.partPath(of: k, shard: split.count - 1) + ")"
+      }
       lines.append(text)
     }
     for k in split.boundaries {
@@ -110,6 +119,9 @@ extension PipelineCommand {
           + split.partPath(of: k, shard: split.count - 1))
     }
     lines += ["", "merge, once all shards are done: geopipe merge \(path) --shards \(split.count)"]
+    for k in split.concatenated {
+      lines.append("  " + stepName(steps[k]) + ": " + split.mergeDescription(of: k))
+    }
     for k in split.boundaries where ShardPlan.shardedThenMerged.contains(steps[k].definition.name) {
       lines.append("  " + stepName(steps[k]) + ": again, over the shards' features in shard order")
     }
@@ -126,7 +138,7 @@ extension PipelineCommand {
       object.appendUnchecked("step", .integer(Int64(k + 1)))
       if let line = steps[k].line { object.appendUnchecked("line", .integer(Int64(line))) }
       object.appendUnchecked("stage", .string(steps[k].definition.name))
-      if split.sides[k] == .merge {
+      if split.sides[k] == .merge || split.concatenated.contains(k) {
         object.appendUnchecked("merge", .string(split.mergeDescription(of: k)))
       }
       return .object(object)
@@ -142,7 +154,10 @@ extension PipelineCommand {
             .string($0)
           }))
       object.appendUnchecked(
-        "parts", .array(split.boundaries.map { .string(split.partPath(of: $0, shard: i)) }))
+        "parts",
+        .array(
+          (split.concatenated + split.boundaries).map { .string(split.partPath(of: $0, shard: i)) }
+        ))
       return .object(object)
     }
     var merge = JSONObject()
@@ -151,7 +166,10 @@ extension PipelineCommand {
       .array(
         (["geopipe", "merge", path, "--shards", "\(split.count)"] + extra).map { .string($0) }))
     merge.appendUnchecked(
-      "steps", .array(steps.indices.filter { split.sides[$0] == .merge }.map(step)))
+      "steps",
+      .array(
+        steps.indices.filter { split.sides[$0] == .merge || split.concatenated.contains($0) }
+          .map(step)))
     var map = JSONObject()
     map.appendUnchecked("steps", .array(steps.indices.filter { split.sides[$0] == .map }.map(step)))
     map.appendUnchecked("shards", .array(shards))
