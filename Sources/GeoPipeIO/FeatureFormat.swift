@@ -59,9 +59,11 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
   public private(set) var openURL: OpenURL?
   /// Opens a writer to a URL of `schemes`; nil when the format is not written to URLs.
   public private(set) var createURL: CreateURL?
-  /// How the format's files split into shards (`run --shard`): opens a reader on the records
-  /// that begin in a share (see `InputShare` for what a record's position is). Nil when they
-  /// do not split: the shard whose share holds a file's start then reads it whole.
+  /// How the format's files split into shards (`run --shard`).
+  ///
+  /// Opens a reader on the records that begin in a share (see `InputShare` for what a
+  /// record's position is). Nil when they do not split: the shard whose share holds a file's
+  /// start then reads it whole.
   public private(set) var openShare: OpenShare?
 
   /// The format, split into shards by `open`.

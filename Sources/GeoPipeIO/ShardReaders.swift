@@ -56,7 +56,9 @@ extension FeatureReaders {
     return n == 2 && magic[0] == 0x1F && magic[1] == 0x8B
   }
 
-  /// GeoJSONSeq: the records that begin in the share. A record begins at the start of the
+  /// GeoJSONSeq: the records that begin in the share.
+  ///
+  /// A record begins at the start of the
   /// file or after a line feed; in an RS-delimited file (RFC 8142) at each RS.
   static func openSequenceShare(_ path: String, options: ReadOptions, share: InputShare) throws
     -> any FeatureReader
@@ -77,7 +79,9 @@ extension FeatureReaders {
     return GeoJSONReader(buffer: buffer, options: single)
   }
 
-  /// CSV: the header, then the rows that begin in the share. Where a row begins is found by
+  /// CSV: the header, then the rows that begin in the share.
+  ///
+  /// Where a row begins is found by
   /// reading the file from the header on as the CSV reader does (a line break inside quotes
   /// ends no row), so every shard finds the same boundaries.
   static func openCSVShare(_ path: String, options: ReadOptions, share: InputShare) throws

@@ -89,17 +89,12 @@ public struct ShardPlan: Sendable {
     for k in concatenated {
       let path = plan.steps[k].values.string("path") ?? ""
       extensions[k] = FeatureFormats.fileExtension(of: path) ?? "geojsonl"
-      if let partsFolder {
-        prefixes[k] = (partsFolder.hasSuffix("/") ? partsFolder : partsFolder + "/") + "step\(k + 1)"
-      } else {
-        prefixes[k] = "\(path).step\(k + 1)"
-      }
+      prefixes[k] = Self.prefix(in: partsFolder, beside: path, step: k)
     }
     for k in boundaries {
-      if let partsFolder {
-        prefixes[k] = (partsFolder.hasSuffix("/") ? partsFolder : partsFolder + "/") + "step\(k + 1)"
-      } else if let output = Self.output(after: k, in: plan) {
-        prefixes[k] = "\(output).step\(k + 1)"
+      if partsFolder != nil || Self.output(after: k, in: plan) != nil {
+        prefixes[k] = Self.prefix(
+          in: partsFolder, beside: Self.output(after: k, in: plan) ?? "", step: k)
       } else {
         let line = plan.steps[k].line.map { " (line \($0))" } ?? ""
         throw GeoPipeError.usage(
@@ -109,6 +104,12 @@ public struct ShardPlan: Sendable {
     }
     partPrefixes = prefixes
     partExtensions = extensions
+  }
+
+  /// Where the parts of step `k` go: `FOLDER/stepK` or `OUTPUT.stepK`.
+  private static func prefix(in folder: String?, beside output: String, step k: Int) -> String {
+    guard let folder else { return "\(output).step\(k + 1)" }
+    return (folder.hasSuffix("/") ? folder : folder + "/") + "step\(k + 1)"
   }
 
   /// Whether a step is a `write` of GeoJSONSeq to a file, whose output is the concatenation
@@ -192,7 +193,9 @@ public struct ShardPlan: Sendable {
     var index: [Int: Int] = [:]
     for (k, step) in plan.steps.enumerated() where sides[k] == .map {
       var copy = step
-      if concatenated.contains(k) { copy.values.set("path", .string(partPath(of: k, shard: shard))) }
+      if concatenated.contains(k) {
+        copy.values.set("path", .string(partPath(of: k, shard: shard)))
+      }
       copy.inputs = step.inputs.compactMap { index[$0] }
       index[k] = steps.count
       steps.append(copy)
@@ -223,7 +226,9 @@ public struct ShardPlan: Sendable {
   }
 
   /// The plan the merge runs: a reader of each boundary's parts in shard order, then the merge
-  /// side. Throws when a part is missing.
+  /// side.
+  ///
+  /// Throws when a part is missing.
   public func mergePlan() throws -> StagePlan {
     var steps: [StagePlan.Step] = []
     var index: [Int: Int] = [:]

@@ -103,12 +103,14 @@ extension PipelineCommand {
   private func planText(_ split: ShardPlan, path: String) -> String {
     let steps = split.plan.steps
     var lines = ["\(path) in \(split.count) shard\(split.count == 1 ? "" : "s")", ""]
-    lines.append("map, each shard i of \(split.count): geopipe run \(path) --shard i/\(split.count)")
+    lines.append(
+      "map, each shard i of \(split.count): geopipe run \(path) --shard i/\(split.count)")
     for (k, step) in steps.enumerated() where split.sides[k] == .map {
       var text = "  " + stepName(step)
       if step.definition.role == .source { text += "  (its share of each input)" }
       if split.concatenated.contains(k) {
-        text += "  (to part \(split.partPath(of: k, shard: 0)) … "
+        text +=
+          "  (to part \(split.partPath(of: k, shard: 0)) … "
           + split.partPath(of: k, shard: split.count - 1) + ")"
       }
       lines.append(text)

@@ -143,8 +143,10 @@ struct ShardTests {
     try withTemporaryDirectory { directory in
       for index in 0..<2 {
         let run = try geopipe(
-          ["run", "Pipelines/csv-to-geojson.yaml", "--shard", "env", "--var",
-            "out=\(directory.path)", "-q"], in: CLI.root,
+          [
+            "run", "Pipelines/csv-to-geojson.yaml", "--shard", "env", "--var",
+            "out=\(directory.path)", "-q",
+          ], in: CLI.root,
           environment: ["JOB_COMPLETION_INDEX": "\(index)", "GEOPIPE_SHARDS": "2"])
         #expect(run.status == 0, "\(run)")
       }
@@ -165,12 +167,16 @@ struct ShardTests {
   @Test func mergeRefusesMissingParts() throws {
     try withTemporaryDirectory { directory in
       let shard = try geopipe(
-        ["run", "Pipelines/filter-select-style.yaml", "--shard", "1/3", "--var",
-          "out=\(directory.path)", "-q"], in: CLI.root)
+        [
+          "run", "Pipelines/filter-select-style.yaml", "--shard", "1/3", "--var",
+          "out=\(directory.path)", "-q",
+        ], in: CLI.root)
       #expect(shard.status == 0, "\(shard)")
       let merge = try geopipe(
-        ["merge", "Pipelines/filter-select-style.yaml", "--shards", "3", "--var",
-          "out=\(directory.path)"], in: CLI.root)
+        [
+          "merge", "Pipelines/filter-select-style.yaml", "--shards", "3", "--var",
+          "out=\(directory.path)",
+        ], in: CLI.root)
       #expect(merge.status == 66, "\(merge)")
       #expect(merge.err.contains("part-0-of-3.geojsonl: the part of shard 0/3 is missing"))
       let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
@@ -204,6 +210,7 @@ struct ShardTests {
       shards?.first?["command"] as? [String] == [
         "geopipe", "run", "Pipelines/clusters.yaml", "--shard", "0/2", "--var", "out=o",
       ])
-    #expect(shards?.last?["parts"] as? [String] == ["o/clusters-z3.geojson.step1.part-1-of-2.geojsonl"])
+    #expect(
+      shards?.last?["parts"] as? [String] == ["o/clusters-z3.geojson.step1.part-1-of-2.geojsonl"])
   }
 }

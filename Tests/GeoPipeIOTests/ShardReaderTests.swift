@@ -68,7 +68,8 @@ import Testing
   @Test func sequenceShardsReadEveryFeatureOnce() throws {
     var text = ""
     for k in 0..<50 {
-      text += "{\"type\":\"Feature\",\"properties\":{\"k\":\(k),\"s\":\"\(String(repeating: "x", count: k % 7))\"},"
+      text +=
+        "{\"type\":\"Feature\",\"properties\":{\"k\":\(k),\"s\":\"\(String(repeating: "x", count: k % 7))\"},"
       text += "\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(k),1]}}\n"
       if k % 9 == 0 { text += "\n" }
     }
@@ -83,7 +84,8 @@ import Testing
     let features = (0..<30).map {
       "{\"type\":\"Feature\",\"properties\":{\"k\":\($0)},\"geometry\":null}"
     }
-    let text = "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",")
+    let text =
+      "{\"type\":\"FeatureCollection\",\"features\":[" + features.joined(separator: ",")
       + "]}"
     try Self.expectShardsCoverTheInput(
       try Self.write(text, name: "c.geojson"), counts: Array(1...8) + [1000])
