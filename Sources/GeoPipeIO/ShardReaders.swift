@@ -114,7 +114,9 @@ extension FeatureReaders {
     var single = options
     single.threads = 1
     let reader = try open(path, options: single)
-    guard let geoJSON = reader as? GeoJSONReader else { return reader }
+    guard let geoJSON = reader as? GeoJSONReader else {
+      return share.readsWhole ? reader : EmptyFeatureReader()
+    }
     return PositionFilteringReader(geoJSON, share: share)
   }
 }

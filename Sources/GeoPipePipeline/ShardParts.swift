@@ -40,7 +40,9 @@ enum ShardParts {
       OptionSpec("keep-crs", .flag, help: "Keep the coordinates in that CRS."),
     ],
     role: .source,
-    make: { values, _ in .source(PartsReader(values.list("path") ?? [])) })
+    make: { values, context in
+      .source(PartsReader(values.list("path") ?? [], threads: context.threads))
+    })
 }
 
 /// A stage that hands features to a writer, and keeps the collection members beside them.
@@ -80,9 +82,12 @@ private final class PartsReader: FeatureReader {
   private var current: (any FeatureReader)?
   private var bytesBefore = 0
 
-  init(_ paths: [String]) {
+  private let threads: Int
+
+  init(_ paths: [String], threads: Int) {
     self.paths = paths[...]
     allPaths = paths
+    self.threads = threads
   }
 
   var bytesRead: Int { bytesBefore + (current?.bytesRead ?? 0) }
@@ -111,6 +116,7 @@ private final class PartsReader: FeatureReader {
       var options = ReadOptions()
       options.format = .geoJSONSeq
       options.checkRanges = false
+      options.threads = threads
       current = try FeatureReaders.open(path, options: options)
     }
   }
