@@ -271,6 +271,9 @@ public struct ShardPlan: Sendable {
       return "a source that does not split: read once, by the merge"
     }
     let reduce = "a single reduce over the shards' features, concatenated in shard order"
+    if !step.inputs.isEmpty, step.inputs.allSatisfy({ sides[$0] == .merge }) {
+      return "runs after a merge step"
+    }
     switch name {
     case "write":
       return "writes the shards' features concatenated in shard order"
@@ -280,7 +283,6 @@ public struct ShardPlan: Sendable {
         + "is exact)"
     default:
       if step.inputs.count > 1 { return reduce + " (several inputs are concatenated whole)" }
-      if step.inputs.allSatisfy({ sides[$0] == .merge }) { return "runs after a merge step" }
       if name == "simplify" { return reduce + " (simplifies the layer as a whole)" }
       return reduce
     }

@@ -17,7 +17,7 @@ struct ShardTests {
     while let name = enumerator?.nextObject() as? String {
       let url = folder.appendingPathComponent(name)
       var isFolder: ObjCBool = false
-      FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
+      _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
       if isFolder.boolValue || name.contains(".part-") { continue }
       result[name] = try Data(contentsOf: url)
     }

@@ -26,7 +26,7 @@ import Testing
   }
 
   static func expectShardsCoverTheInput(
-    _ path: String, counts: [Int], sourceLocation: SourceLocation = #_sourceLocation
+    _ path: String, counts: [Int], sourceLocation: Testing.SourceLocation = #_sourceLocation
   ) throws {
     let whole = try features(path)
     let size = try FeatureReaders.shareSizes([path])[0]
