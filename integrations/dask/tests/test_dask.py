@@ -25,7 +25,7 @@ vars:
   out: out
 stages:
   - {id: rows, read: {path: rows.csv, infer-types: true}}
-  - filter: {where: "v % 3 != 0"}
+  - filter: {where: "v > 20000"}
   - select: {compute: {twice: "v * 2"}}
   - write: {path: "${out}/rows.geojsonl"}
   - {input: rows, sort: {by: [v, name]}}
