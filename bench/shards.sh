@@ -6,13 +6,15 @@
 # byte those of the one run, and prints wall and CPU (user+sys) seconds, the merge's share and
 # the speed-up as a Markdown table (also written to $BENCH_WORK/shards-results.md).
 #
-# Environment: GEOPIPE, DATA, BENCH_WORK (see bench/common.sh); SHARD_POINTS (1000000).
+# Environment: GEOPIPE, DATA, BENCH_WORK (see bench/common.sh); SHARD_POINTS, the points
+# reverse geocoded (1000000); FORWARD_ROWS, the rows geocoded (1000000).
 set -euo pipefail
 
 BENCH_NAME="shards bench"
 source "$(dirname "$0")/common.sh"
 
 POINTS=${SHARD_POINTS:-1000000}
+ROWS=${FORWARD_ROWS:-1000000}
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 mkdir -p "$WORK/shards"
 S=$WORK/shards
@@ -25,6 +27,10 @@ fi
 if [ ! -s "$S/points.csv" ]; then
   log "generating $POINTS points"
   python3 "$BENCH/generate_points.py" --points "$POINTS" --csv "$S/points.csv"
+fi
+if [ ! -s "$S/rows-$ROWS.csv" ]; then
+  log "generating $ROWS rows"
+  python3 "$BENCH/generate_points.py" --points "$ROWS" --seed 11 --csv "$S/rows-$ROWS.csv"
 fi
 jittered=$(jittered_points 1000000 7 1m)
 if [ ! -s "$S/jittered.geojsonl" ]; then
@@ -43,7 +49,7 @@ cat >"$S/forward.yaml" <<YAML
 version: 1
 vars: {out: out}
 stages:
-  - read: {path: "$S/points.csv"}
+  - read: {path: "$S/rows-$ROWS.csv"}
   - geocode: {query: "{name}"}
   - write: {path: "\${out}/forward.csv"}
 YAML
