@@ -78,6 +78,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) bench/expressions.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/join.sh
 	GEOPIPE=$(RELEASE_BIN) Scripts/with-postgres.sh bench/postgis.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/shards.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)
