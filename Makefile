@@ -58,6 +58,12 @@ test: deps
 	Scripts/test-basemaps.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 	Scripts/with-postgres.sh Scripts/test-postgis.sh $(BIN)
+	Scripts/test-dask.sh $(BIN)
+
+# Sharded runs on a local Spark; skipped when pyspark or Java is missing.
+.PHONY: test-spark
+test-spark: build
+	Scripts/test-spark.sh $(BIN)
 
 bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/run.sh
@@ -73,6 +79,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) bench/expressions.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/join.sh
 	GEOPIPE=$(RELEASE_BIN) Scripts/with-postgres.sh bench/postgis.sh
+	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/shards.sh
 
 fuzz: deps
 	Scripts/fuzz.sh $(FUZZ_SECONDS)

@@ -22,5 +22,6 @@ public enum FlatGeobuf {
           "FlatGeobuf: write no spatial index, keeping the features in input order (with the "
           + "index, the default, they are written in the index's Hilbert order, as GDAL does)."
       )
-    ])
+    ]
+  ).splitting(by: FlatGeobufReader.openShare)
 }

@@ -14,7 +14,8 @@ extension FeatureFormat {
     name: "geojson", title: "GeoJSON", extensions: ["geojson", "json"], recognize: nil,
     open: { input, options in try FeatureReaders.openText(input, options: options, as: .geojson) },
     create: { output, options in GeoJSONWriter(sink: try output.sink(), options: options) },
-    layers: nil, readOptions: [], writeOptions: [], text: .geojson)
+    layers: nil, readOptions: [], writeOptions: [], text: .geojson
+  ).splitting(by: FeatureReaders.openGeoJSONShare)
 
   /// GeoJSON text sequences: one Feature per line, or RS-delimited (RFC 8142); `.geojsons`
   /// asks for record separators.
@@ -32,7 +33,8 @@ extension FeatureFormat {
       }
       return GeoJSONSeqWriter(sink: try output.sink(), options: options)
     },
-    layers: nil, readOptions: [], writeOptions: [], text: .geojsonseq)
+    layers: nil, readOptions: [], writeOptions: [], text: .geojsonseq
+  ).splitting(by: FeatureReaders.openSequenceShare)
 
   /// Delimited text (RFC 4180) with coordinate or WKT columns; `.tsv` is tab-separated.
   public static let csv = FeatureFormat(
@@ -44,7 +46,8 @@ extension FeatureFormat {
       if output.path != "-" { options.csv.scratchFolder = OutputPath.parent(of: output.path) }
       return CSVWriter(sink: try output.sink(), options: options)
     },
-    layers: nil, readOptions: [], writeOptions: [], text: .csv)
+    layers: nil, readOptions: [], writeOptions: [], text: .csv
+  ).splitting(by: FeatureReaders.openCSVShare)
 
   /// KML 2.2, written with styles from the simplestyle-spec properties.
   public static let kml = FeatureFormat(

@@ -23,7 +23,7 @@ public final class CSVReader: FeatureSource {
     fields.first.map { buffer.location(of: $0.lowerBound - (quoted.first == true ? 1 : 0)) }
   }
 
-  let buffer: InputBuffer
+  private(set) var buffer: InputBuffer
   let options: ReadOptions
   private var cursor = 0
   var geometrySource = GeometrySource.none
@@ -42,6 +42,19 @@ public final class CSVReader: FeatureSource {
     self.buffer = buffer
     self.options = options
     try readHeader()
+  }
+
+  /// The byte offset in the input where the rows after the header begin.
+  var rowsOffset: Int { buffer.bytesRead - buffer.end + cursor }
+
+  /// The line where the rows after the header begin.
+  var rowsLine: Int { buffer.location(of: cursor).line }
+
+  /// Reads the rows of `rows` from now on, with the header already read: one shard's rows of
+  /// the file, cut at row boundaries.
+  func continueReading(rows: InputBuffer) throws {
+    buffer = rows
+    cursor = 0
   }
 
   /// The next feature, or nil at the end of the input.

@@ -20,6 +20,9 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
   public typealias OpenURL = @Sendable (_ url: String, ReadOptions) throws -> any FeatureReader
   /// Opens a writer to a URL of one of the format's schemes.
   public typealias CreateURL = @Sendable (_ url: String, WriteOptions) throws -> any FeatureWriter
+  /// Opens a reader on the records of a file that begin in one shard's share of it.
+  public typealias OpenShare =
+    @Sendable (_ path: String, ReadOptions, InputShare) throws -> any FeatureReader
 
   /// The name used by `--input-format`/`--output-format` (`geojson`, `gpkg`).
   public let name: String
@@ -56,6 +59,19 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
   public private(set) var openURL: OpenURL?
   /// Opens a writer to a URL of `schemes`; nil when the format is not written to URLs.
   public private(set) var createURL: CreateURL?
+  /// How the format's files split into shards (`run --shard`).
+  ///
+  /// Opens a reader on the records that begin in a share (see `InputShare` for what a
+  /// record's position is). Nil when they do not split: the shard whose share holds a file's
+  /// start then reads it whole.
+  public private(set) var openShare: OpenShare?
+
+  /// The format, split into shards by `open`.
+  public func splitting(by open: @escaping OpenShare) -> FeatureFormat {
+    var format = self
+    format.openShare = open
+    return format
+  }
 
   /// Describes a format.
   public init(

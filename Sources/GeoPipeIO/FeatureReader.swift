@@ -46,6 +46,7 @@ public enum FeatureReaders {
   public static func open(_ path: String, options: ReadOptions = ReadOptions()) throws
     -> any FeatureReader
   {
+    if let share = options.share { return try openShare(path, share: share, options: options) }
     if let format = FeatureFormats.addressed(by: path) {
       guard let open = format.openURL else {
         throw GeoPipeError.usage("geopipe does not read \(format.title)")

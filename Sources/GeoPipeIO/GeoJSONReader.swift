@@ -22,6 +22,12 @@ public final class GeoJSONReader: FeatureSource {
     featureStart.map { buffer.location(of: $0) }
   }
 
+  /// The byte offset in the input (decompressed) where the feature that `next()` returned
+  /// last begins; ask before calling `next()` again.
+  public var lastFeatureOffset: Int? {
+    featureStart.map { buffer.bytesRead - buffer.end + $0 }
+  }
+
   private let buffer: InputBuffer
   private let options: ReadOptions
   private var cursor = 0

@@ -82,6 +82,8 @@ public struct ReadOptions: Sendable {
   public var maxRecordSize = Self.defaultMaxRecordSize
   /// 256 MiB.
   public static let defaultMaxRecordSize = 256 << 20
+  /// The share of the input that one shard of a run reads (`--shard`); nil: all of it.
+  public var share: InputShare?
   /// Receives notes and warnings (a dropped `crs` member, a skipped feature).
   public var diagnostics: @Sendable (ReadDiagnostic) -> Void = { _ in }
 

@@ -79,6 +79,8 @@ public struct StageContext: Sendable {
   public var threads: Int
   /// What the run has done, for the progress line; long stages report where they are here.
   public var counters: RunCounters
+  /// The shard of a sharded run (`run --shard`): sources read only its share of their inputs.
+  public var shard: Shard?
 
   /// Creates a context.
   public init(

@@ -12,6 +12,8 @@ struct PipelineCommand {
   static let abstracts = [
     "run": "Run a pipeline definition file (YAML or JSON).",
     "check": "Check pipeline definition files without running them.",
+    "plan": "Print how a pipeline file runs as shards and a merge (for Dask, Spark, Kubernetes).",
+    "merge": "Merge the parts of a sharded run into the outputs one run writes.",
   ]
 
   static func options(for name: String) -> [(title: String, options: [OptionSpec])] {
@@ -28,8 +30,10 @@ struct PipelineCommand {
     let path = OptionSpec(
       "path", .path, required: true, positional: true,
       help: "The pipeline file: YAML, or JSON when its name ends in .json.")
+    let stdout = name == "plan" ? [] : Help.stdoutOptions
     return [
-      ("OPTIONS", [path, variables] + Help.stdoutOptions), ("GLOBAL OPTIONS", Help.globalOptions),
+      ("OPTIONS", [path, variables] + shardOptions(for: name) + stdout),
+      ("GLOBAL OPTIONS", Help.globalOptions),
     ]
   }
 
@@ -40,6 +44,32 @@ struct PipelineCommand {
     read twice). Nothing is written when the check fails (exit 78). When the last stage is
     not a writer, its features go to standard output as GeoJSONSeq. See docs/pipelines.md
     for the file format.
+    With --shard i/N it runs shard i of N (numbered from 0): each read stage reads its share
+    of its inputs (GeoJSONSeq and CSV by byte ranges cut at record boundaries, a
+    FeatureCollection by where its features begin; other inputs whole, by one shard), the
+    stages that work feature by feature run on it, and the features that the rest of the
+    pipeline needs are written as numbered parts beside its outputs (or in --parts). Run
+    every shard, in any order and on any machines that see the same files, then 'geopipe
+    merge FILE --shards N': the outputs are then byte for byte those of one run. See
+    'geopipe plan' and docs/scaling.md.
+    """,
+    "plan": """
+    Prints what 'run --shard' and 'merge' do for the file: the map side (the read stages,
+    split by their inputs, and the stages that work feature by feature downstream of them:
+    filter, select, style, geocode, reverse-geocode, simplify without --percentage or
+    --shared-borders, reproject, circle, buffer, join, clip, explode, and head, which runs
+    again in the merge), the parts each shard writes, and the merge side (writers, and as a
+    single reduce over the features of all shards in shard order: sort, dedupe, dissolve,
+    cluster, tiles, render, info and the rest).
+    --json prints the same for an engine that schedules the tasks: the commands to run, the
+    parts of each shard, and each merge step.
+    """,
+    "merge": """
+    Checks the file, checks that every shard's parts exist (exit 66 naming the first missing
+    one), then reads the parts in shard order and runs the merge side of the plan: writers
+    commit their outputs atomically, as one run does, and the outputs are byte for byte those
+    of 'geopipe run FILE'. The parts are left in place (remove them once the merge has
+    succeeded); merging again gives the same outputs.
     """,
     "check": """
     Reports every problem in each file at once, each as file:line:column: error: ...:
@@ -57,15 +87,25 @@ struct PipelineCommand {
       "geopipe run Pipelines/demo.yaml",
       "geopipe run Pipelines/csv-to-geojson.yaml --var input=Fixtures/places/places.csv --var out=/tmp",
       "geopipe run Pipelines/filter-select-style.yaml --var min_population=5000000 --var out=/tmp",
+      "geopipe run Pipelines/filter-select-style.yaml --shard 2/4",
+      "JOB_COMPLETION_INDEX=2 GEOPIPE_SHARDS=4 geopipe run Pipelines/demo.yaml --shard env",
     ],
     "check": [
       "geopipe check Pipelines/*.yaml",
       "geopipe check --var input=x.csv Pipelines/csv-to-geojson.json",
     ],
+    "plan": [
+      "geopipe plan Pipelines/filter-select-style.yaml --shards 4",
+      "geopipe plan Pipelines/clusters.yaml --shards 16 --json",
+    ],
+    "merge": [
+      "geopipe merge Pipelines/filter-select-style.yaml --shards 4",
+      "geopipe merge Pipelines/branching.yaml --shards 8 --parts /shared/parts --var out=/shared/out",
+    ],
   ]
 
   /// The table entries of `run` and `check`.
-  static let entries = ["run", "check"].map { name in
+  static let entries = ["run", "check", "plan", "merge"].map { name in
     CommandEntry(
       name: name, abstract: abstracts[name] ?? "", discussion: discussions[name] ?? "",
       examples: examples[name] ?? [], groups: options(for: name),
@@ -79,6 +119,11 @@ struct PipelineCommand {
     if name == "check" {
       return check(values.list("path") ?? [], overrides: overrides, quiet: quiet)
     }
+    if name == "run", values.has("parts"), !values.has("shard") {
+      Terminal.printError("error: --parts is for the parts of a shard: give --shard i/N too")
+      Terminal.printError("usage: see 'geopipe run --help'")
+      return ExitStatus.usage.rawValue
+    }
     let path = values.string("path") ?? ""
     let (loaded, status) = load(path, overrides: overrides)
     guard let pipeline = loaded else { return status.rawValue }
@@ -88,7 +133,8 @@ struct PipelineCommand {
       return ExitStatus.usage.rawValue
     }
     guard let plan = report(pipeline, quiet: quiet) else { return ExitStatus.config.rawValue }
-    return execute(plan, values: values, quiet: quiet)
+    if name != "run" || values.has("shard") { return runShards(plan, values: values, quiet: quiet) }
+    return execute(plan.stagePlan, values: values, quiet: quiet)
   }
 
   /// Checks every file, reporting the problems of each; a `--var` is an error only when no
@@ -136,7 +182,7 @@ struct PipelineCommand {
   }
 
   /// Reads and checks one file; a file that cannot be read is reported here, with its status.
-  private func load(_ path: String, overrides: [String: String]) -> (Pipeline?, ExitStatus) {
+  func load(_ path: String, overrides: [String: String]) -> (Pipeline?, ExitStatus) {
     do {
       return (try Pipeline(path: path, overrides: overrides), .success)
     } catch let error as GeoPipeError {
@@ -150,7 +196,7 @@ struct PipelineCommand {
 
   /// Prints a file's errors (and warnings unless quiet); returns its plan, nil when it has
   /// errors.
-  private func report(_ pipeline: Pipeline, quiet: Bool) -> PipelinePlan? {
+  func report(_ pipeline: Pipeline, quiet: Bool) -> PipelinePlan? {
     for diagnostic in pipeline.diagnostics where diagnostic.severity == .error || !quiet {
       Terminal.printError(diagnostic.description)
     }
@@ -164,8 +210,11 @@ struct PipelineCommand {
     return plan
   }
 
-  private func execute(_ plan: PipelinePlan, values: OptionValues, quiet: Bool) -> Int32 {
-    let context = Command.context(quiet: quiet)
+  func execute(_ plan: StagePlan, values: OptionValues, quiet: Bool, shard: Shard? = nil)
+    -> Int32
+  {
+    var context = Command.context(quiet: quiet)
+    context.shard = shard
     let counters = context.counters
     let progress = ProgressLine.mode(requested: values.flag("progress"), quiet: quiet).map {
       ProgressLine(counters: counters, label: "run", total: nil, mode: $0)
@@ -177,7 +226,7 @@ struct PipelineCommand {
       progress?.start()
       let output = writer
       let result = try PlanRunner.run(
-        plan.stagePlan, context: context,
+        plan, context: context,
         standardOutput: output.map { out in { try out.write($0) } })
       try writer?.finish()
       progress?.stop()

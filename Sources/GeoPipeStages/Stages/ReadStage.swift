@@ -132,10 +132,11 @@ enum ReadStage {
       guard paths.count(where: { $0 == "-" }) <= 1 else {
         throw GeoPipeError.usage("standard input ('-') can be read only once")
       }
-      let readers = try paths.map {
+      let shares = try context.shard.map { try $0.shares(of: FeatureReaders.shareSizes(paths)) }
+      let readers = try paths.enumerated().map { k, path in
         try open(
-          $0, values: values, context: context, layer: values.string("layer"),
-          bbox: values.bbox("bbox"))
+          path, values: values, context: context, layer: values.string("layer"),
+          bbox: values.bbox("bbox"), share: shares?[k])
       }
       guard readers.count > 1 else { return .source(readers[0]) }
       if values.flag("keep-crs") {
@@ -153,9 +154,10 @@ enum ReadStage {
   /// `bbox` are `read`'s own (other stages have a `bbox` of their own).
   static func open(
     _ path: String, values: OptionValues, context: StageContext, layer: String? = nil,
-    bbox: BBox? = nil
+    bbox: BBox? = nil, share: InputShare? = nil
   ) throws -> any FeatureReader {
     var options = ReadOptions()
+    options.share = share
     options.diagnostics = context.diagnostics
     options.threads = context.threads
     if let name = values.string("input-format"), name != "auto" {

@@ -1,0 +1,329 @@
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeStageKit
+import GeoPipeStages
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How a pipeline runs as shards and a merge, writing exactly what one run writes.
+///
+/// The plan's steps fall on two sides. The map side holds the `read` stages, each shard reading
+/// its share of their inputs (`InputShare`), and the stages that work feature by feature
+/// downstream of them (`featureByFeature`) with a single input. Every other step is on the
+/// merge side: writers, stages that see all features (sort, head, dissolve, cluster, tiles,
+/// render, …), stages with several inputs, and what follows them. A map-side step whose
+/// features a merge-side step reads is a boundary: each shard writes its features to a
+/// numbered part (GeoJSONSeq, coordinates as they are), and the merge reads the parts of shards
+/// 0 to N-1 one after another, which is the stream of features the step emits in one run, in
+/// the same order. The merge then runs the merge side as one run would.
+public struct ShardPlan: Sendable {
+  /// Which side of the split a step is on.
+  public enum Side: Sendable, Equatable {
+    /// Run by every shard on its share.
+    case map
+    /// Run once, by the merge, over the parts.
+    case merge
+  }
+
+  /// The stages that emit, for each feature, features that depend on it alone (and on
+  /// files they read whole, such as `join --with` or a gazetteer), in input order.
+  public static let featureByFeature: Set<String> = [
+    "filter", "select", "style", "geocode", "reverse-geocode", "simplify", "reproject",
+    "circle", "buffer", "join", "clip", "explode",
+  ]
+
+  /// The stages that run in each shard and again in the merge over the shards' outputs,
+  /// which gives what one run gives: the first N features of the shards' first N features in
+  /// shard order are the first N features.
+  public static let shardedThenMerged: Set<String> = ["head"]
+
+  /// The plan split.
+  public let plan: StagePlan
+  /// How many shards.
+  public let count: Int
+  /// Each step's side.
+  public let sides: [Side]
+  /// The map-side steps whose features go to the merge, in step order.
+  public let boundaries: [Int]
+  /// The map-side `write` steps, of GeoJSONSeq: each shard writes its records to a part with
+  /// the step's own options, and the merge concatenates the parts' bytes into the output.
+  public let concatenated: [Int]
+  private let partPrefixes: [Int: String]
+  private let partExtensions: [Int: String]
+
+  /// Splits `plan` into `count` shards; parts go to `partsFolder`, or beside the output each
+  /// boundary's features lead to.
+  public init(_ plan: StagePlan, count: Int, partsFolder: String? = nil) throws {
+    _ = try Shard(index: 0, count: count)
+    self.plan = plan
+    self.count = count
+    var sides: [Side] = []
+    var concatenated: [Int] = []
+    for (k, step) in plan.steps.enumerated() {
+      let map =
+        if step.definition.role == .source {
+          step.definition.name == "read"
+        } else if step.inputs.count != 1 || sides[step.inputs[0]] != .map {
+          false
+        } else if Self.concatenatesRecords(step) {
+          true
+        } else {
+          Self.mapsEachFeature(step)
+        }
+      if map && step.definition.role == .sink { concatenated.append(k) }
+      sides.append(map ? .map : .merge)
+    }
+    self.sides = sides
+    self.concatenated = concatenated
+    let consumers = plan.consumers()
+    boundaries = plan.steps.indices.filter { k in
+      sides[k] == .map && plan.steps[k].definition.role != .sink
+        && (consumers[k].contains { sides[$0.step] == .merge } || k == plan.standardOutput)
+    }
+    var prefixes: [Int: String] = [:]
+    var extensions: [Int: String] = [:]
+    for k in concatenated {
+      let path = plan.steps[k].values.string("path") ?? ""
+      extensions[k] = FeatureFormats.fileExtension(of: path) ?? "geojsonl"
+      prefixes[k] = Self.prefix(in: partsFolder, beside: path, step: k)
+    }
+    for k in boundaries {
+      if partsFolder != nil || Self.output(after: k, in: plan) != nil {
+        prefixes[k] = Self.prefix(
+          in: partsFolder, beside: Self.output(after: k, in: plan) ?? "", step: k)
+      } else {
+        let line = plan.steps[k].line.map { " (line \($0))" } ?? ""
+        throw GeoPipeError.usage(
+          "the features of step \(k + 1)\(line) go to no output file (standard output): give "
+            + "--parts FOLDER for the shards' parts")
+      }
+    }
+    partPrefixes = prefixes
+    partExtensions = extensions
+  }
+
+  /// Where the parts of step `k` go: `FOLDER/stepK` or `OUTPUT.stepK`.
+  private static func prefix(in folder: String?, beside output: String, step k: Int) -> String {
+    guard let folder else { return "\(output).step\(k + 1)" }
+    return (folder.hasSuffix("/") ? folder : folder + "/") + "step\(k + 1)"
+  }
+
+  /// Whether a step is a `write` of GeoJSONSeq to a file, whose output is the concatenation
+  /// of the records of its input's features: not gzip-compressed (a gzip stream per shard is
+  /// valid but not the same bytes), not standard output or a URL.
+  static func concatenatesRecords(_ step: StagePlan.Step) -> Bool {
+    guard step.definition.name == "write", let path = step.values.string("path"), path != "-",
+      !path.lowercased().hasSuffix(".gz"), FeatureFormats.addressed(by: path) == nil
+    else { return false }
+    let given = step.values.string("output-format").flatMap { $0 == "auto" ? nil : $0 }
+    return (given ?? FeatureFormats.writing(path)?.name) == "geojsonseq"
+  }
+
+  /// Whether a step works feature by feature (`simplify` only without a layer-wide
+  /// `--percentage` or `--shared-borders`).
+  static func mapsEachFeature(_ step: StagePlan.Step) -> Bool {
+    if shardedThenMerged.contains(step.definition.name) { return true }
+    guard featureByFeature.contains(step.definition.name) else { return false }
+    if step.definition.name == "simplify" {
+      return !step.values.has("percentage") && !step.values.flag("shared-borders")
+    }
+    return true
+  }
+
+  /// The path of shard `shard`'s part of boundary step `step`:
+  /// `OUTPUT.stepK.part-I-of-N.geojsonl` (I zero-padded to the width of N - 1).
+  public func partPath(of step: Int, shard: Int) -> String {
+    let width = String(count - 1).count
+    let number = String(shard)
+    let padded = String(repeating: "0", count: max(0, width - number.count)) + number
+    let ext = partExtensions[step] ?? "geojsonl"
+    return "\(partPrefixes[step] ?? "step\(step + 1)").part-\(padded)-of-\(count).\(ext)"
+  }
+
+  /// The parts of every shard, or an error naming the first that is missing.
+  func checkedParts(of step: Int) throws -> [String] {
+    let parts = (0..<count).map { partPath(of: step, shard: $0) }
+    for (shard, part) in parts.enumerated() where access(part, F_OK) != 0 {
+      throw GeoPipeError(
+        "\(part): the part of shard \(shard)/\(count) is missing: run "
+          + "'geopipe run FILE --shard \(shard)/\(count)' first", status: .noInput)
+    }
+    return parts
+  }
+
+  /// Checks that every part the merge needs is there.
+  public func checkParts() throws {
+    for k in concatenated + boundaries { _ = try checkedParts(of: k) }
+  }
+
+  /// Concatenates the parts of each concatenated `write` into its output, committed
+  /// atomically; returns each output's path and record count.
+  public func concatenate() throws -> [(path: String, records: Int)] {
+    try concatenated.map { k in
+      let path = plan.steps[k].values.string("path") ?? "-"
+      let file = try OutputFile(path: path)
+      var records = 0
+      let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 8)
+      defer { block.deallocate() }
+      do {
+        for part in try checkedParts(of: k) {
+          let source = try FileByteSource(path: part)
+          while case let n = try source.read(into: block), n > 0 {
+            let bytes = UnsafeRawBufferPointer(rebasing: block[..<n])
+            records += Self.lineFeeds(in: bytes)
+            try file.write(bytes)
+          }
+        }
+        try file.commit()
+      } catch {
+        file.abort()
+        throw error
+      }
+      return (path, records)
+    }
+  }
+
+  /// The plan a shard runs: the map side, concatenated writes writing their parts.
+  public func mapPlan(shard: Int) -> StagePlan {
+    var steps: [StagePlan.Step] = []
+    var index: [Int: Int] = [:]
+    for (k, step) in plan.steps.enumerated() where sides[k] == .map {
+      var copy = step
+      if concatenated.contains(k) {
+        copy.values.set("path", .string(partPath(of: k, shard: shard)))
+      }
+      copy.inputs = step.inputs.compactMap { index[$0] }
+      index[k] = steps.count
+      steps.append(copy)
+    }
+    return StagePlan(steps: steps, standardOutput: nil)
+  }
+
+  /// The part writers a shard adds to `mapPlan()`, for each boundary in order.
+  public func partSteps(shard: Int) -> [StagePlan.Step] {
+    let mapIndex = Dictionary(
+      uniqueKeysWithValues: plan.steps.indices.filter { sides[$0] == .map }.enumerated().map {
+        ($1, $0)
+      })
+    return boundaries.map { k in
+      var values = OptionValues()
+      values.set("path", .string(partPath(of: k, shard: shard)))
+      return StagePlan.Step(
+        definition: ShardParts.writer, values: values, inputs: [mapIndex[k] ?? 0],
+        line: plan.steps[k].line)
+    }
+  }
+
+  /// The plan shard `shard` runs.
+  public func shardPlan(_ shard: Int) -> StagePlan {
+    var map = mapPlan(shard: shard)
+    map.steps += partSteps(shard: shard)
+    return map
+  }
+
+  /// The plan the merge runs: a reader of each boundary's parts in shard order, then the merge
+  /// side.
+  ///
+  /// Throws when a part is missing.
+  public func mergePlan() throws -> StagePlan {
+    var steps: [StagePlan.Step] = []
+    var index: [Int: Int] = [:]
+    let passed = plan.passingCRSOn()
+    try checkParts()
+    for k in boundaries {
+      let parts = try checkedParts(of: k)
+      var values = OptionValues()
+      values.set("path", .list(parts))
+      if let crs = Self.outputCRS(of: k, in: passed) {
+        values.set("crs", .string(crs))
+        values.set("keep-crs", .flag(true))
+      }
+      index[k] = steps.count
+      steps.append(
+        StagePlan.Step(
+          definition: ShardParts.reader, values: values, inputs: [], line: plan.steps[k].line))
+      if Self.shardedThenMerged.contains(plan.steps[k].definition.name) {
+        var again = plan.steps[k]
+        again.inputs = [steps.count - 1]
+        index[k] = steps.count
+        steps.append(again)
+      }
+    }
+    for (k, step) in plan.steps.enumerated() where sides[k] == .merge {
+      var copy = step
+      copy.inputs = step.inputs.compactMap { index[$0] }
+      index[k] = steps.count
+      steps.append(copy)
+    }
+    return StagePlan(steps: steps, standardOutput: plan.standardOutput.flatMap { index[$0] })
+  }
+
+  /// How many line feeds `bytes` holds (`memchr` finds them at memory speed).
+  private static func lineFeeds(in bytes: UnsafeRawBufferPointer) -> Int {
+    guard var from = bytes.baseAddress else { return 0 }
+    let end = from + bytes.count
+    var count = 0
+    while from < end, let hit = memchr(from, 0x0A, end - from) {
+      count += 1
+      from = UnsafeRawPointer(hit) + 1
+    }
+    return count
+  }
+
+  /// What the merge does with a merge-side step's input, in a few words for `geopipe plan`.
+  public func mergeDescription(of k: Int) -> String {
+    let step = plan.steps[k]
+    let name = step.definition.name
+    if concatenated.contains(k) { return "concatenates the bytes of the shards' parts" }
+    if step.definition.role == .source {
+      return "a source that does not split: read once, by the merge"
+    }
+    let reduce = "a single reduce over the shards' features, concatenated in shard order"
+    if !step.inputs.isEmpty, step.inputs.allSatisfy({ sides[$0] == .merge }) {
+      return "runs after a merge step"
+    }
+    switch name {
+    case "write":
+      return "writes the shards' features concatenated in shard order"
+    case "cluster":
+      return reduce
+        + " (supercluster's greedy clustering visits points in input order, so no split of it "
+        + "is exact)"
+    default:
+      if step.inputs.count > 1 { return reduce + " (several inputs are concatenated whole)" }
+      if name == "simplify" { return reduce + " (simplifies the layer as a whole)" }
+      return reduce
+    }
+  }
+
+  /// The CRS of the features step `k` emits, as the runner passes it on: `read --crs X
+  /// --keep-crs` and `reproject --to X` emit X, other steps their input's.
+  static func outputCRS(of k: Int, in steps: [StagePlan.Step]) -> String? {
+    let step = steps[k]
+    if let option = step.definition.outputCRSOption { return step.values.string(option) }
+    if step.definition.role == .source {
+      return step.values.flag("keep-crs") ? step.values.string("crs") : nil
+    }
+    return step.inputs.first.flatMap { outputCRS(of: $0, in: steps) }
+  }
+
+  /// The first output file written downstream of step `k`.
+  private static func output(after k: Int, in plan: StagePlan) -> String? {
+    var reached: Set<Int> = [k]
+    for j in plan.steps.indices where j > k {
+      guard plan.steps[j].inputs.contains(where: reached.contains) else { continue }
+      reached.insert(j)
+      let step = plan.steps[j]
+      if !step.definition.pathIsInput, let path = step.values.string("path"), path != "-",
+        FeatureFormats.addressed(by: path) == nil
+      {
+        return path
+      }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,113 @@
+"""Submitting a pipeline's shards and its merge to a Dask cluster.
+
+geopipe owns the contract (which shards there are, which parts each writes, how the merge
+turns the parts into exactly what one run writes); Dask owns scheduling, placement, retries
+and the dashboard. Each task runs the geopipe binary in a subprocess.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+
+GAZETTEER_VARIABLE = "GEOPIPE_GAZETTEER"
+
+
+class GeopipeError(RuntimeError):
+    """geopipe exited with a failure status."""
+
+    def __init__(self, command, status, stderr):
+        self.command = command
+        self.status = status
+        self.stderr = stderr
+        super().__init__(
+            f"{' '.join(command)} exited with status {status}:\n{stderr.strip()}")
+
+
+def plan(pipeline, shards, geopipe="geopipe", variables=None, parts=None, cwd=None):
+    """The plan `geopipe plan PIPELINE --shards N --json` prints, as a dictionary."""
+    command = [geopipe, "plan", pipeline, "--shards", str(shards), "--json"]
+    command += _passed_on(variables, parts)
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise GeopipeError(command, done.returncode, done.stderr)
+    return json.loads(done.stdout)
+
+
+def run(pipeline, client, shards=None, geopipe="geopipe", variables=None, parts=None,
+        cwd=None, retries=3, gazetteer=None):
+    """Runs every shard of `pipeline` on `client`'s cluster, then the merge.
+
+    `shards` defaults to the number of worker threads. A task that fails, or whose worker
+    dies, is run again (up to `retries` times for failures; worker losses are Dask's
+    `allowed-failures`): shards write their parts atomically and the merge commits its outputs
+    atomically, so a task run twice leaves the same files. `gazetteer`, a local file, is
+    uploaded to every worker once and handed to geopipe as GEOPIPE_GAZETTEER.
+
+    Returns the merge's standard error (what it wrote).
+    """
+    if shards is None:
+        shards = max(1, sum(client.nthreads().values()))
+    cwd = os.path.abspath(cwd or os.getcwd())
+    layout = plan(pipeline, shards, geopipe, variables, parts, cwd)
+    environment = {}
+    if gazetteer is not None:
+        client.upload_file(os.path.abspath(gazetteer), load=False)
+        environment[GAZETTEER_VARIABLE] = {"uploaded": os.path.basename(gazetteer)}
+    tasks = []
+    for shard in layout["map"]["shards"]:
+        command = _resolved(shard["command"], geopipe)
+        tasks.append(client.submit(
+            _run_geopipe, command, cwd, environment, key=f"geopipe-shard-{shard['shard']}-of-{shards}",
+            retries=retries, pure=False))
+    merge = client.submit(
+        _merge_after, _resolved(layout["merge"]["command"], geopipe), cwd, environment, tasks,
+        key=f"geopipe-merge-of-{shards}", retries=retries, pure=False)
+    return merge.result()
+
+
+def _resolved(command, geopipe):
+    return [geopipe] + list(command[1:])
+
+
+def _passed_on(variables, parts):
+    arguments = []
+    for name, value in (variables or {}).items():
+        arguments += ["--var", f"{name}={value}"]
+    if parts is not None:
+        arguments += ["--parts", parts]
+    return arguments
+
+
+def _merge_after(command, cwd, environment, shard_results):
+    # The shards' results are passed in so that Dask runs the merge after all of them.
+    del shard_results
+    return _run_geopipe(command, cwd, environment)
+
+
+def _worker_environment(environment):
+    result = dict(os.environ)
+    for name, value in environment.items():
+        if isinstance(value, dict) and "uploaded" in value:
+            from distributed import get_worker
+            value = os.path.join(get_worker().local_directory, value["uploaded"])
+        result[name] = value
+    return result
+
+
+def _die_with_parent():
+    # A geopipe process outlives a worker that is killed unless told to die with it.
+    if sys.platform.startswith("linux"):
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def _run_geopipe(command, cwd, environment):
+    done = subprocess.run(
+        command, cwd=cwd, env=_worker_environment(environment), capture_output=True, text=True,
+        preexec_fn=_die_with_parent)
+    if done.returncode != 0:
+        raise GeopipeError(command, done.returncode, done.stderr)
+    return done.stderr
