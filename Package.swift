@@ -34,6 +34,12 @@ var targets: [Target] = [
     name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
     providers: [.apt(["libpq-dev"])]),
   .systemLibrary(
+    name: "CSnappy", path: "Sources/CSnappy", pkgConfig: "snappy",
+    providers: [.apt(["libsnappy-dev"])]),
+  .systemLibrary(
+    name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
+    providers: [.apt(["libzstd-dev"])]),
+  .systemLibrary(
     name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
     providers: [.apt(["libcairo2-dev"])]),
   .target(name: "GeoPipeCore", swiftSettings: fast),
@@ -56,6 +62,11 @@ var targets: [Target] = [
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(
     name: "GeoPipeFlatGeobuf", dependencies: ["GeoPipeCore", "GeoPipeIO"], swiftSettings: fast),
+  // GeoParquet, on a Parquet reader and writer of its own (Snappy and Zstandard pages).
+  .target(
+    name: "GeoPipeParquet",
+    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "CSnappy", "CZstd"],
+    swiftSettings: fast),
   // PostgreSQL/PostGIS tables and queries through libpq (binary COPY in and out).
   .target(
     name: "GeoPipePostgreSQL", dependencies: ["GeoPipeCore", "GeoPipeIO", "CLibPQ"],
@@ -88,6 +99,7 @@ var targets: [Target] = [
       "GeoPipeClustering", "GeoPipeGeocoding", "GeoPipeGeoPackage", "GeoPipeFlatGeobuf",
       "GeoPipeMercator", "GeoPipeRender", "GeoPipeShapefile", "GeoPipeTiles",
       "GeoPipeValidation", "GeoPipeSpatialIndex", "GeoPipeXML", "GeoPipePostgreSQL",
+      "GeoPipeParquet",
     ],
     swiftSettings: fast),
   .target(
@@ -166,6 +178,9 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeFlatGeobufTests",
     dependencies: ["GeoPipeFlatGeobuf", "GeoPipeIO", "GeoPipeCore"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeParquetTests",
+    dependencies: ["GeoPipeParquet", "GeoPipeIO", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
@@ -184,7 +199,7 @@ var products: [Product] = [
 if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
   for name in [
     "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob", "FuzzDBase",
-    "FuzzXML", "FuzzFlatGeobuf", "FuzzTiles", "FuzzPostgreSQLCopy",
+    "FuzzXML", "FuzzFlatGeobuf", "FuzzTiles", "FuzzPostgreSQLCopy", "FuzzParquet",
   ] {
     let dependency: Target.Dependency =
       switch name {
@@ -195,6 +210,7 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
       case "FuzzFlatGeobuf": "GeoPipeFlatGeobuf"
       case "FuzzTiles": "GeoPipeTiles"
       case "FuzzPostgreSQLCopy": "GeoPipePostgreSQL"
+      case "FuzzParquet": "GeoPipeParquet"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

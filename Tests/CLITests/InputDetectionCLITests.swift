@@ -96,7 +96,6 @@ struct InputDetectionCLITests {
     ),
     ("data.zip", [0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00], "a zip archive"),
     ("tiles.pmtiles", Array("PMTiles".utf8) + [3] + Array(repeating: 0, count: 120), "PMTiles"),
-    ("data.parquet", Array("PAR1".utf8) + [0x15, 0x04, 0x15, 0x10], "Parquet"),
     (
       "tiles.mbtiles",
       Array("SQLite format 3\0".utf8) + Array(repeating: 0, count: 52) + Array("MPBX".utf8)
