@@ -33,6 +33,7 @@ import shapely.geometry
 # The GeoParquet 1.1 metadata rules (format-specs/schema.json of the specification), written
 # out: required members, the encodings, geometry type names, bbox lengths, covering paths.
 GEO_SCHEMA = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
     "type": "object",
     "required": ["version", "primary_column", "columns"],
     "properties": {
@@ -124,6 +125,8 @@ def same_value(got, want, arrow_type):
         text = got[:-1] if got.endswith("Z") else got
         if got.endswith("Z") != (arrow_type.tz is not None):
             return False
+        if want.tzinfo is not None:  # UTC: numpy's datetime64 has no time zones
+            want = want.replace(tzinfo=None)
         return numpy.datetime64(text, arrow_type.unit) == numpy.datetime64(want, arrow_type.unit)
     if pa.types.is_date(arrow_type):
         return got == want.isoformat()

@@ -47,7 +47,8 @@ done
 # Corrupt files: exit 65 naming the file (and the row group and column where there is one).
 expect_data_error() { # FILE PATTERN
   local status=0
-  "$geopipe" read "$1" --quiet >"$work/out" 2>"$work/err" || status=$?
+  # shellcheck disable=SC2086 # FILE may carry options
+  "$geopipe" read $1 --quiet >"$work/out" 2>"$work/err" || status=$?
   if [ "$status" -ne 65 ] || ! grep -q -- "$2" "$work/err"; then
     echo "expected exit 65 and '$2' for $1, got $status:" >&2
     cat "$work/err" >&2
@@ -57,7 +58,9 @@ expect_data_error() { # FILE PATTERN
 good=Fixtures/geoparquet/pyarrow-none.parquet
 size=$(stat -c %s "$good")
 { printf 'PAR2'; tail -c +5 "$good"; } >"$work/magic.parquet"
-expect_data_error "$work/magic.parquet" "does not start with PAR1"
+expect_data_error "$work/magic.parquet" "expected GeoParquet"
+cp "$work/magic.parquet" "$work/magic.bin"
+expect_data_error "$work/magic.bin --input-format parquet" "does not start with PAR1"
 { head -c $((size - 8)) "$good"; printf '\xff\xff\xff\x7fPAR1'; } >"$work/footer.parquet"
 expect_data_error "$work/footer.parquet" "footer's length"
 # A page whose header promises more bytes than its Zstandard data decompresses to.
@@ -70,7 +73,7 @@ start = column.dictionary_page_offset or column.data_page_offset
 # The header: field 1 (the page type), then field 2, the uncompressed size, as a varint.
 assert data[start] == 0x15 and data[start + 2] == 0x15
 at = start + 3
-bit = next(b for b in [1, 2, 4, 8, 16, 32, 64] if not data[at] & b)
+bit = next(b for b in [2, 4, 8, 16, 32, 64] if not data[at] & b)  # zigzag: not the sign
 data[at] |= bit  # a larger size, in as many bytes
 open(sys.argv[2], "wb").write(data)
 PY

@@ -17,6 +17,8 @@ struct ColumnChunkDecoder {
   let leaf: SchemaNode
   let meta: ColumnMetaData
   let codec: PageCodec
+  /// The chunk's offset in the file, for messages.
+  let fileOffset: Int
 
   /// Decodes `chunk`, the chunk's bytes from its first page; `rows` is the row group's count.
   func decode(_ chunk: UnsafeRawBufferPointer, rows: Int) throws -> DecodedColumn {
@@ -37,7 +39,8 @@ struct ColumnChunkDecoder {
       do {
         header = try PageHeader(decoding: &thrift)
       } catch let error as ThriftError {
-        throw ParquetError("a page header at byte \(position) is corrupt: \(error.message)")
+        throw ParquetError(
+          "the page header at byte \(fileOffset + position) is corrupt: \(error.message)")
       }
       let start = thrift.position
       let size = Int(header.compressedSize)

@@ -185,7 +185,8 @@ final class ParquetFile {
         guard bytes.count == Int(meta.compressedSize) else {
           throw ParquetError("the chunk runs past the end of the file")
         }
-        let decoder = ColumnChunkDecoder(leaf: leaf, meta: meta, codec: codec)
+        let decoder = ColumnChunkDecoder(
+          leaf: leaf, meta: meta, codec: codec, fileOffset: start)
         result[c] = try bytes.withUnsafeBytes {
           try decoder.decode($0, rows: Int(group.rowCount))
         }
