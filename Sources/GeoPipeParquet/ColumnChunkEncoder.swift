@@ -1,17 +1,30 @@
 /// One column of a row group, ready to encode: a definition level per row (0 null, 1 set, for
 /// an optional column) and the values of the rows that are set.
+///
+/// The values are in the array of the column's type (the others stay empty), so that they are
+/// appended in place.
 struct ColumnBuffer {
-  enum Values {
-    case booleans([Bool])
-    case int64s([Int64])
-    case doubles([Double])
-    case bytes(ByteArrays)
-  }
+  enum Kind { case booleans, int64s, doubles, bytes }
 
+  let kind: Kind
   var levels: [UInt32] = []
-  var values: Values
+  var booleans: [Bool] = []
+  var int64s: [Int64] = []
+  var doubles: [Double] = []
+  var bytes = ByteArrays()
   /// Whether the column is optional (has definition levels).
   var optional = true
+
+  init(_ kind: Kind) { self.kind = kind }
+
+  var valueCount: Int {
+    switch kind {
+    case .booleans: booleans.count
+    case .int64s: int64s.count
+    case .doubles: doubles.count
+    case .bytes: bytes.count
+    }
+  }
 }
 
 /// What `ColumnChunkEncoder` wrote for a chunk: its metadata, for the footer.
@@ -35,7 +48,7 @@ struct ColumnChunkEncoder {
     meta.type = type
     meta.path = path
     meta.codec = codec
-    meta.valueCount = Int64(buffer.optional ? buffer.levels.count : valueCount(buffer.values))
+    meta.valueCount = Int64(buffer.optional ? buffer.levels.count : buffer.valueCount)
     var out: [UInt8] = []
     var levels: [UInt8] = []
     if buffer.optional {
@@ -47,14 +60,16 @@ struct ColumnChunkEncoder {
     var body: [UInt8]
     var encoding = Encoding.plain
     var uncompressedTotal = 0
-    switch buffer.values {
-    case .booleans(let v):
+    switch buffer.kind {
+    case .booleans:
+      let v = buffer.booleans
       body = levels + Self.plainBooleans(v)
       if let lo = v.min(by: { !$0 && $1 }), let hi = v.max(by: { !$0 && $1 }) {
         statistics.min = [lo ? 1 : 0]
         statistics.max = [hi ? 1 : 0]
       }
-    case .int64s(let v):
+    case .int64s:
+      let v = buffer.int64s
       body = levels
       body.reserveCapacity(levels.count + 8 * v.count)
       for x in v { Self.append(UInt64(bitPattern: x), to: &body) }
@@ -62,7 +77,8 @@ struct ColumnChunkEncoder {
         statistics.min = Self.le64(UInt64(bitPattern: lo))
         statistics.max = Self.le64(UInt64(bitPattern: hi))
       }
-    case .doubles(let v):
+    case .doubles:
+      let v = buffer.doubles
       body = levels
       body.reserveCapacity(levels.count + 8 * v.count)
       for x in v { Self.append(x.bitPattern, to: &body) }
@@ -70,7 +86,8 @@ struct ColumnChunkEncoder {
         statistics.min = Self.le64((lo == 0 ? -0.0 : lo).bitPattern)
         statistics.max = Self.le64((hi == 0 ? 0.0 : hi).bitPattern)
       }
-    case .bytes(let v):
+    case .bytes:
+      let v = buffer.bytes
       (statistics.min, statistics.max) = Self.range(v)
       if let dictionary = Self.dictionary(v) {
         let dictionaryPage = try page(
@@ -103,15 +120,6 @@ struct ColumnChunkEncoder {
     meta.compressedSize = Int64(out.count)
     meta.uncompressedSize = Int64(uncompressedTotal)
     return EncodedChunk(meta: meta, bytes: out)
-  }
-
-  private func valueCount(_ values: ColumnBuffer.Values) -> Int {
-    switch values {
-    case .booleans(let v): v.count
-    case .int64s(let v): v.count
-    case .doubles(let v): v.count
-    case .bytes(let v): v.count
-    }
   }
 
   /// A page: its header and its compressed body.

@@ -69,15 +69,9 @@ public final class GeoParquetWriter: FeatureWriter {
   /// Queues one feature (in the scratch file).
   public func write(_ feature: Feature) throws {
     let start = pending.count
-    pending += [0, 0, 0, 0]
+    pending.append(contentsOf: repeatElement(0, count: 4))
     if var geometry = feature.geometry {
-      if let precision {
-        let scale = Self.power(of: precision)
-        geometry.transformXY { x, y in
-          x = (x * scale).rounded() / scale
-          y = (y * scale).rounded() / scale
-        }
-      }
+      if let precision { geometry.round(toDecimals: precision) }
       var box = BBox.empty
       geometry.forEachXY { x, y in box.extend(x: x, y: y) }
       extent.extend(box)
@@ -88,7 +82,7 @@ public final class GeoParquetWriter: FeatureWriter {
         ColumnChunkEncoder.append(value.bitPattern, to: &pending)
       }
       let lengthAt = pending.count
-      pending += [0, 0, 0, 0]
+      pending.append(contentsOf: repeatElement(0, count: 4))
       WKBWriter.append(geometry, to: &pending)
       Self.set32(&pending, at: lengthAt, pending.count - lengthAt - 4)
     } else {
@@ -195,11 +189,5 @@ public final class GeoParquetWriter: FeatureWriter {
 
   static func set32(_ bytes: inout [UInt8], at offset: Int, _ value: Int) {
     for k in 0..<4 { bytes[offset + k] = UInt8(truncatingIfNeeded: value >> (8 * k)) }
-  }
-
-  private static func power(of digits: Int) -> Double {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    return scale
   }
 }

@@ -11,27 +11,29 @@ struct RowGroupBuffers {
 
   init(layout: ParquetLayout, rows: Int) {
     self.layout = layout
-    var geometry = ColumnBuffer(values: .bytes(ByteArrays()))
+    var geometry = ColumnBuffer(.bytes)
     geometry.levels.reserveCapacity(rows)
     columns.append(geometry)
     types.append(.byteArray)
     if layout.covering {
       for _ in 0..<4 {
-        columns.append(ColumnBuffer(values: .doubles([])))
+        var box = ColumnBuffer(.doubles)
+        box.levels.reserveCapacity(rows)
+        box.doubles.reserveCapacity(rows)
+        columns.append(box)
         types.append(.double)
       }
     }
     first = columns.count
     propertyTypes = (0..<layout.properties.count).map { layout.properties.type($0) }
     for type in propertyTypes {
-      let values: ColumnBuffer.Values =
-        switch type {
-        case .boolean: .booleans([])
-        case .int64: .int64s([])
-        case .double: .doubles([])
-        case .string, .json: .bytes(ByteArrays())
-        }
-      var buffer = ColumnBuffer(values: values)
+      var buffer: ColumnBuffer
+      switch type {
+      case .boolean: buffer = ColumnBuffer(.booleans)
+      case .int64: buffer = ColumnBuffer(.int64s)
+      case .double: buffer = ColumnBuffer(.doubles)
+      case .string, .json: buffer = ColumnBuffer(.bytes)
+      }
       buffer.levels.reserveCapacity(rows)
       columns.append(buffer)
       types.append(type.physical)
@@ -45,19 +47,16 @@ struct RowGroupBuffers {
     while cursor.remaining > 0 {
       _ = try cursor.uint32()
       if try cursor.byte() == 1 {
-        let box = try (0..<4).map { _ in Double(bitPattern: try uint64(&cursor)) }
-        let wkb = try cursor.take(Int(try cursor.uint32()))
-        appendBytes(0, wkb)
-        if layout.covering {
-          // The struct's one level: its leaves are required within it.
-          for k in 0..<4 {
-            guard case .doubles(var v) = columns[1 + k].values else { continue }
-            columns[1 + k].values = .booleans([])
-            v.append(box[k])
-            columns[1 + k].values = .doubles(v)
-            columns[1 + k].levels.append(1)
+        // The covering struct has one level: its leaves are required within it.
+        for k in 1...4 {
+          let value = Double(bitPattern: try uint64(&cursor))
+          if layout.covering {
+            columns[k].doubles.append(value)
+            columns[k].levels.append(1)
           }
         }
+        let wkb = try cursor.take(Int(try cursor.uint32()))
+        appendBytes(0, wkb)
       } else {
         columns[0].levels.append(0)
         if layout.covering { for k in 1...4 { columns[k].levels.append(0) } }
@@ -87,34 +86,25 @@ struct RowGroupBuffers {
       if type == .json {
         appendBytes(c, b ? "true" : "false")
       } else {
-        guard case .booleans(var v) = columns[c].values else { return }
-        columns[c].values = .int64s([])
-        v.append(b)
-        columns[c].values = .booleans(v)
+        columns[c].booleans.append(b)
         columns[c].levels.append(1)
       }
     case .integer:
       let n = Int64(bitPattern: try uint64(&cursor))
-      switch columns[c].values {
-      case .int64s(var v):
-        columns[c].values = .booleans([])
-        v.append(n)
-        columns[c].values = .int64s(v)
+      switch type {
+      case .int64:
+        columns[c].int64s.append(n)
         columns[c].levels.append(1)
-      case .doubles(var v):
-        columns[c].values = .booleans([])
-        v.append(Double(n))
-        columns[c].values = .doubles(v)
+      case .double:
+        columns[c].doubles.append(Double(n))
         columns[c].levels.append(1)
       default:
         appendBytes(c, String(n))
       }
     case .double:
       let d = Double(bitPattern: try uint64(&cursor))
-      if case .doubles(var v) = columns[c].values {
-        columns[c].values = .booleans([])
-        v.append(d)
-        columns[c].values = .doubles(v)
+      if type == .double {
+        columns[c].doubles.append(d)
         columns[c].levels.append(1)
       } else {
         var w = JSONTextWriter()
@@ -136,10 +126,7 @@ struct RowGroupBuffers {
   }
 
   private mutating func appendBytes(_ c: Int, _ bytes: UnsafeRawBufferPointer) {
-    guard case .bytes(var v) = columns[c].values else { return }
-    columns[c].values = .booleans([])
-    v.append(bytes)
-    columns[c].values = .bytes(v)
+    columns[c].bytes.append(bytes)
     columns[c].levels.append(1)
   }
 
