@@ -161,6 +161,9 @@ def check_read(path, output):
             frame = geopandas.read_parquet(path).to_crs("EPSG:4326")
             shapes = list(frame.geometry)
             tolerance = 1e-9
+        elif column["encoding"] == "point":
+            shapes = [None if p is None else shapely.Point(p["x"], p["y"])
+                      for p in table.column(primary).to_pylist()]
         else:
             shapes = [None if w is None else shapely.from_wkb(w)
                       for w in table.column(primary).to_pylist()]

@@ -126,6 +126,20 @@ def main():
                            "f64": "BYTE_STREAM_SPLIT", "geometry": "DELTA_BYTE_ARRAY"})
     write(t, shapes, f"{out}/pyarrow-small-pages.parquet", data_page_size=64,
           compression="gzip", write_batch_size=4, row_group_size=25)
+    # INT96 timestamps (as Spark and Impala write them), without the Arrow schema that would
+    # bring the time zones back.
+    pq.write_table(t.replace_schema_metadata({b"geo": json.dumps(geo_metadata(shapes, False))}),
+                   f"{out}/pyarrow-int96.parquet", use_deprecated_int96_timestamps=True,
+                   store_schema=False)
+    # The GeoArrow point encoding: a struct of x and y.
+    points = [s if s is None or s.geom_type == "Point" else s.centroid for s in shapes]
+    xy = pa.array([None if p is None else {"x": p.x, "y": p.y} for p in points],
+                  pa.struct([("x", pa.float64()), ("y", pa.float64())]))
+    native = pa.table({"id": pa.array(range(ROWS), pa.int64()), "geometry": xy})
+    meta = {"version": "1.1.0", "primary_column": "geometry",
+            "columns": {"geometry": {"encoding": "point", "geometry_types": ["Point"]}}}
+    pq.write_table(native.replace_schema_metadata({b"geo": json.dumps(meta)}),
+                   f"{out}/geoarrow-point.parquet")
     # GeoPandas: its own geo metadata (PROJJSON CRS, bbox covering), in EPSG:3857 so that the
     # reader reprojects.
     frame = geopandas.GeoDataFrame(

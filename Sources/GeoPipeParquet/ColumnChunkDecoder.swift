@@ -20,6 +20,12 @@ struct ColumnChunkDecoder {
   /// The chunk's offset in the file, for messages.
   let fileOffset: Int
 
+  /// The length of a fixed-length value: INT96's 12 bytes, a FIXED_LEN_BYTE_ARRAY's declared
+  /// length; 0 for the others.
+  private var typeLength: Int {
+    leaf.element.type == .int96 ? 12 : Int(leaf.element.typeLength)
+  }
+
   /// Decodes `chunk`, the chunk's bytes from its first page; `rows` is the row group's count.
   func decode(_ chunk: UnsafeRawBufferPointer, rows: Int) throws -> DecodedColumn {
     guard let type = leaf.element.type, type == meta.type else {
@@ -57,7 +63,7 @@ struct ColumnChunkDecoder {
         try bytes.withUnsafeBytes { raw in
           var cursor = ByteCursor(raw)
           try values.appendPlain(
-            &cursor, count: Int(header.valueCount), typeLength: Int(leaf.element.typeLength))
+            &cursor, count: Int(header.valueCount), typeLength: typeLength)
         }
         dictionary = values
       case .dataPage:
@@ -120,7 +126,6 @@ struct ColumnChunkDecoder {
       column.definitionLevels += levels
     }
     column.entryCount += count
-    let typeLength = Int(leaf.element.typeLength)
     switch header.encoding {
     case .plain:
       try column.values.appendPlain(&cursor, count: present, typeLength: typeLength)

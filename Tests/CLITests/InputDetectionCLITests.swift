@@ -129,7 +129,7 @@ struct InputDetectionCLITests {
       #expect(
         run.errLines.first
           == "map.osm:1:1: error: the input is an OpenStreetMap XML file, which geopipe does not "
-          + "read (it reads GeoJSON, GeoJSONSeq, CSV, KML, GeoPackage, Shapefile, GPX and FlatGeobuf); convert it first, e.g. with "
+          + "read (it reads GeoJSON, GeoJSONSeq, CSV, KML, GeoPackage, Shapefile, GPX, FlatGeobuf and GeoParquet); convert it first, e.g. with "
           + "ogr2ogr -f GeoJSONSeq out.geojsonl map.osm")
     }
   }

@@ -68,8 +68,8 @@ final class SortStage: Stage {
 
   /// `--by` or `--by-hilbert` is needed.
   private static func checkValues(_ values: OptionValues) -> OptionProblem? {
-    guard values.list("by") == nil, !values.flag("by-hilbert") else { return nil }
-    return OptionProblem(option: "by", "sort needs --by PROPERTIES or --by-hilbert")
+    guard (values.list("by") ?? []).isEmpty, !values.flag("by-hilbert") else { return nil }
+    return OptionProblem(option: "by", "missing --by (the properties to sort by) or --by-hilbert")
   }
 
   private let order: SortOrder
