@@ -138,6 +138,6 @@ enum FieldAssembler {
   private static func unsupported(_ field: SchemaNode) -> ParquetError {
     ParquetError(
       "the column's nesting (a map, or a list of lists or of structs) is not supported: "
-        + "select other columns or flatten it")
+        + "flatten it first (DuckDB or pyarrow can)")
   }
 }
