@@ -56,6 +56,7 @@ test: deps
 	Scripts/test-simplify.sh $(BIN)
 	Scripts/test-countries.sh $(BIN)
 	Scripts/test-basemaps.sh $(BIN)
+	Scripts/test-geoparquet.sh $(BIN)
 	Scripts/browser-check/run.sh $(BIN)
 	Scripts/with-postgres.sh Scripts/test-postgis.sh $(BIN)
 	Scripts/test-dask.sh $(BIN)
@@ -76,6 +77,7 @@ bench: release
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/tiles-join.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/formats.sh
+	GEOPIPE=$(RELEASE_BIN) bench/geoparquet.sh
 	GEOPIPE=$(RELEASE_BIN) bench/expressions.sh
 	GEOPIPE=$(RELEASE_BIN) DATA=$(DATA) bench/join.sh
 	GEOPIPE=$(RELEASE_BIN) Scripts/with-postgres.sh bench/postgis.sh

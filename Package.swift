@@ -34,6 +34,12 @@ var targets: [Target] = [
     name: "CLibPQ", path: "Sources/CLibPQ", pkgConfig: "libpq",
     providers: [.apt(["libpq-dev"])]),
   .systemLibrary(
+    name: "CSnappy", path: "Sources/CSnappy", pkgConfig: "snappy",
+    providers: [.apt(["libsnappy-dev"])]),
+  .systemLibrary(
+    name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd",
+    providers: [.apt(["libzstd-dev"])]),
+  .systemLibrary(
     name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
     providers: [.apt(["libcairo2-dev"])]),
   .systemLibrary(
@@ -62,6 +68,11 @@ var targets: [Target] = [
   .target(name: "GeoPipeSpatialIndex", swiftSettings: fast),
   .target(
     name: "GeoPipeFlatGeobuf", dependencies: ["GeoPipeCore", "GeoPipeIO"], swiftSettings: fast),
+  // GeoParquet, on a Parquet reader and writer of its own (Snappy and Zstandard pages).
+  .target(
+    name: "GeoPipeParquet",
+    dependencies: ["GeoPipeCore", "GeoPipeIO", "GeoPipeGeometry", "CSnappy", "CZstd"],
+    swiftSettings: fast),
   // PostgreSQL/PostGIS tables and queries through libpq (binary COPY in and out).
   .target(
     name: "GeoPipePostgreSQL", dependencies: ["GeoPipeCore", "GeoPipeIO", "CLibPQ"],
@@ -97,6 +108,7 @@ var targets: [Target] = [
       "GeoPipeClustering", "GeoPipeGeocoding", "GeoPipeGeoPackage", "GeoPipeFlatGeobuf",
       "GeoPipeMercator", "GeoPipeRender", "GeoPipeShapefile", "GeoPipeTiles",
       "GeoPipeValidation", "GeoPipeSpatialIndex", "GeoPipeXML", "GeoPipePostgreSQL",
+      "GeoPipeParquet",
     ],
     swiftSettings: fast),
   .target(
@@ -178,6 +190,9 @@ var targets: [Target] = [
   .testTarget(
     name: "GeoPipeFlatGeobufTests",
     dependencies: ["GeoPipeFlatGeobuf", "GeoPipeIO", "GeoPipeCore"], swiftSettings: strict),
+  .testTarget(
+    name: "GeoPipeParquetTests",
+    dependencies: ["GeoPipeParquet", "GeoPipeIO", "GeoPipeCore"], swiftSettings: strict),
   .testTarget(name: "CLITests", dependencies: ["geopipe"], swiftSettings: strict),
 ]
 
@@ -198,6 +213,7 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
     "FuzzGeoJSON", "FuzzCSV", "FuzzWKT", "FuzzWKB", "FuzzPipeline", "FuzzGeoPackageBlob",
     "FuzzDBase",
     "FuzzXML", "FuzzFlatGeobuf", "FuzzTiles", "FuzzPostgreSQLCopy", "FuzzRasterTile",
+    "FuzzParquet",
   ] {
     let dependency: Target.Dependency =
       switch name {
@@ -209,6 +225,7 @@ if ProcessInfo.processInfo.environment["GEOPIPE_FUZZ"] != nil {
       case "FuzzTiles": "GeoPipeTiles"
       case "FuzzPostgreSQLCopy": "GeoPipePostgreSQL"
       case "FuzzRasterTile": "GeoPipeRender"
+      case "FuzzParquet": "GeoPipeParquet"
       default: "GeoPipeIO"
       }
     targets.append(.executableTarget(name: name, dependencies: [dependency], path: "Fuzz/\(name)"))

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
-targets=${FUZZ_TARGETS:-"FuzzGeoJSON FuzzCSV FuzzWKT FuzzWKB FuzzPipeline FuzzGeoPackageBlob FuzzDBase FuzzXML FuzzFlatGeobuf FuzzTiles FuzzPostgreSQLCopy FuzzRasterTile"}
+targets=${FUZZ_TARGETS:-"FuzzGeoJSON FuzzCSV FuzzWKT FuzzWKB FuzzPipeline FuzzGeoPackageBlob FuzzDBase FuzzXML FuzzFlatGeobuf FuzzTiles FuzzPostgreSQLCopy FuzzRasterTile FuzzParquet"}
 export GEOPIPE_FUZZ=1 SWIFT_BACKTRACE=enable=no
 for target in $targets; do
   swift build --product "$target" --sanitize fuzzer --sanitize address \

@@ -16,7 +16,8 @@ set -euo pipefail
 packages=(pkg-config zlib1g-dev libproj-dev proj-data libgeos-dev libjemalloc-dev libyaml-dev
   libxml2-dev libsqlite3-dev libcairo2-dev libshp-dev fonts-dejavu-core gdal-bin python3-gdal
   chromium python3-shapely python3-numpy python3-pip libpq-dev postgresql-15
-  postgresql-15-postgis-3 libjpeg62-turbo-dev libwebp-dev)
+  postgresql-15-postgis-3 libjpeg62-turbo-dev libwebp-dev
+  libsnappy-dev libzstd-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -25,3 +25,13 @@ public enum FlatGeobuf {
     ]
   ).splitting(by: FlatGeobufReader.openShare)
 }
+
+extension FlatGeobuf {
+  /// The position of `box`'s centre along the Hilbert curve that orders FlatGeobuf's index
+  /// (a 2^16 grid over `extent`); 0 for an empty box.
+  public static func hilbertValue(of box: BBox, in extent: BBox) -> UInt32 {
+    PackedRTree.hilbertValue(
+      of: [box.west, box.south, box.east, box.north][...],
+      in: [extent.west, extent.south, extent.east, extent.north])
+  }
+}

@@ -66,14 +66,7 @@ public final class FlatGeobufWriter: FeatureWriter {
   /// Queues one feature (in the scratch file).
   public func write(_ feature: Feature) throws {
     var geometry = feature.geometry
-    if let precision, var rounded = geometry {
-      let scale = Self.power(of: precision)
-      rounded.transformXY { x, y in
-        x = (x * scale).rounded() / scale
-        y = (y * scale).rounded() / scale
-      }
-      geometry = rounded
-    }
+    if let precision { geometry?.round(toDecimals: precision) }
     var (minX, minY, maxX, maxY) = (
       Double.infinity, Double.infinity, -Double.infinity, -Double.infinity
     )
@@ -325,12 +318,6 @@ public final class FlatGeobufWriter: FeatureWriter {
     if let slash = name.lastIndex(of: "/") { name = name[name.index(after: slash)...] }
     if let dot = name.lastIndex(of: "."), dot != name.startIndex { name = name[..<dot] }
     return String(name)
-  }
-
-  private static func power(of precision: Int) -> Double {
-    var scale = 1.0
-    for _ in 0..<max(0, min(precision, 17)) { scale *= 10 }
-    return scale
   }
 
   static func append32(_ bytes: inout [UInt8], _ value: UInt32) {

@@ -80,6 +80,22 @@ public final class CoordinateTransformer {
     return proj_as_wkt(context, object, PJ_WKT1_ESRI, nil).map { String(cString: $0) }
   }
 
+  /// The CRS as PROJJSON on one line (what GeoParquet's `crs` holds), or nil when PROJ does
+  /// not know it.
+  public static func projJSON(_ crs: String) -> String? {
+    guard let context = proj_context_create() else { return nil }
+    defer { proj_context_destroy(context) }
+    proj_log_level(context, PJ_LOG_NONE)
+    guard let object = proj_create(context, crs) else { return nil }
+    defer { proj_destroy(object) }
+    return "MULTILINE=NO".withCString { option in
+      var options: [UnsafePointer<CChar>?] = [option, nil]
+      return options.withUnsafeMutableBufferPointer { list in
+        proj_as_projjson(context, object, list.baseAddress).map { String(cString: $0) }
+      }
+    }
+  }
+
   /// Whether `crs` names WGS84 longitude/latitude as geopipe uses it between stages.
   public static func isWGS84(_ crs: String) -> Bool {
     ["epsg:4326", "wgs84", "crs84", "ogc:crs84", "urn:ogc:def:crs:ogc:1.3:crs84", "epsg:4979"]

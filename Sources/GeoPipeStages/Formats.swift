@@ -2,6 +2,7 @@ import GeoPipeCore
 import GeoPipeFlatGeobuf
 import GeoPipeGeoPackage
 import GeoPipeIO
+import GeoPipeParquet
 import GeoPipePostgreSQL
 import GeoPipeShapefile
 import GeoPipeStageKit
@@ -18,6 +19,7 @@ public enum Formats {
     FeatureFormats.register(GPX.format)
     FeatureFormats.register(FlatGeobuf.format)
     FeatureFormats.register(PostgreSQL.format)
+    FeatureFormats.register(GeoParquet.format)
   }()
 
   /// Every format, after registration.

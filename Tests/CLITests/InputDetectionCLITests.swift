@@ -96,7 +96,6 @@ struct InputDetectionCLITests {
     ),
     ("data.zip", [0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x00, 0x00], "a zip archive"),
     ("tiles.pmtiles", Array("PMTiles".utf8) + [3] + Array(repeating: 0, count: 120), "PMTiles"),
-    ("data.parquet", Array("PAR1".utf8) + [0x15, 0x04, 0x15, 0x10], "Parquet"),
     (
       "tiles.mbtiles",
       Array("SQLite format 3\0".utf8) + Array(repeating: 0, count: 52) + Array("MPBX".utf8)
@@ -130,7 +129,7 @@ struct InputDetectionCLITests {
       #expect(
         run.errLines.first
           == "map.osm:1:1: error: the input is an OpenStreetMap XML file, which geopipe does not "
-          + "read (it reads GeoJSON, GeoJSONSeq, CSV, KML, GeoPackage, Shapefile, GPX and FlatGeobuf); convert it first, e.g. with "
+          + "read (it reads GeoJSON, GeoJSONSeq, CSV, KML, GeoPackage, Shapefile, GPX, FlatGeobuf and GeoParquet); convert it first, e.g. with "
           + "ogr2ogr -f GeoJSONSeq out.geojsonl map.osm")
     }
   }

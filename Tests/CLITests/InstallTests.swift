@@ -30,7 +30,8 @@ import Testing
     let choices = try bashCompletion(
       "COMP_WORDS=(geopipe read --input-format ''); COMP_CWORD=3; _geopipe; "
         + "echo \"${COMPREPLY[*]}\"")
-    #expect(choices.out == "auto geojson geojsonseq csv kml gpkg shapefile gpx flatgeobuf\n")
+    #expect(
+      choices.out == "auto geojson geojsonseq csv kml gpkg shapefile gpx flatgeobuf parquet\n")
     let actions = try bashCompletion(
       "COMP_WORDS=(geopipe gazetteer ''); COMP_CWORD=2; _geopipe; echo \"${COMPREPLY[*]}\"")
     #expect(actions.out == "build info\n")
@@ -61,7 +62,7 @@ import Testing
     #expect(zsh.out.contains("'--input-format[The input format"))
     #expect(
       zsh.out.contains(
-        ":input-format:(auto geojson geojsonseq csv kml gpkg shapefile gpx flatgeobuf)'"))
+        ":input-format:(auto geojson geojsonseq csv kml gpkg shapefile gpx flatgeobuf parquet)'"))
     #expect(
       fish.out.contains(
         "complete -c geopipe -n '__fish_seen_subcommand_from filter' -l where -x -d 'Keep"))
@@ -83,7 +84,7 @@ import Testing
     #expect(read.out.contains("\n.SH OPTIONS\n"))
     #expect(
       read.out.contains(
-        "\n.TP\n.B \\-\\-input\\-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|gpx|flatgeobuf>\n"
+        "\n.TP\n.B \\-\\-input\\-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|gpx|flatgeobuf|parquet>\n"
       ))
     #expect(read.out.contains("\n.SH EXAMPLES\n"))
     #expect(!read.out.contains("\n.  "), "no line may start with a roff control character")

@@ -49,7 +49,7 @@ struct PipelineCheckTests {
         "version: 1\nstages:\n  - read: places.csv\n  - write: {path: b.xyz}\n", in: directory)
       let expected =
         "p.yaml:4:19: error: 'write': cannot tell the output format of 'b.xyz' from its "
-        + "extension: give output-format (geojson, geojsonseq, csv, kml, gpkg, shapefile, flatgeobuf) or use an "
+        + "extension: give output-format (geojson, geojsonseq, csv, kml, gpkg, shapefile, flatgeobuf, parquet) or use an "
         + "extension such as .geojson, .geojsonl or .csv\n1 error in p.yaml\n"
       let check = try geopipe(["check", "p.yaml"], in: directory)
       #expect(check.status == 78, "\(check)")

@@ -41,10 +41,10 @@ struct XMLFormatTests {
     let convert = try geopipe(["convert", "--help"])
     #expect(
       convert.out.contains(
-        "--input-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|gpx|flatgeobuf>"))
+        "--input-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|gpx|flatgeobuf|parquet>"))
     #expect(
       convert.out.contains(
-        "--output-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|flatgeobuf>"))
+        "--output-format <auto|geojson|geojsonseq|csv|kml|gpkg|shapefile|flatgeobuf|parquet>"))
   }
 
   @Test func gpxFromStandardInputAndAsPoints() throws {

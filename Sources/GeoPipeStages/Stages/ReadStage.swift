@@ -63,8 +63,8 @@ enum ReadStage {
       look like (an empty .geojson too). Standard input and other names are detected from the
       first bytes: gzip, a FeatureCollection (streamed, never loaded whole), a Feature, a bare
       geometry, newline- or RS-delimited sequences (RFC 8142), else CSV; a GeoPackage by its
-      SQLite header; KML and GPX by their root element. MBTiles, PMTiles, Parquet and zip
-      archives without a shapefile are recognised and refused by name. --input-format
+      SQLite header; KML and GPX by their root element; GeoParquet by PAR1. MBTiles, PMTiles
+      and zip archives without a shapefile are recognised and refused by name. --input-format
       overrides all of this.
       A GeoPackage's feature table is read by name (not from standard input): --layer chooses
       the table (needed when there are several); the fid becomes the id, columns keep their
@@ -88,6 +88,11 @@ enum ReadStage {
       FlatGeobuf (.fgb, or recognised by its first bytes) is read feature by feature with the
       header's columns; with --bbox, the file's spatial index finds the features in the box
       and only those are read (see docs/formats.md).
+      GeoParquet (.parquet/.geoparquet) is read a row group at a time: the 'geo' metadata's
+      primary column (WKB or GeoArrow points) is the geometry, the other columns properties
+      (dates and timestamps as ISO 8601, decimals exact, lists and structs as JSON), a
+      PROJJSON CRS is reprojected; with --bbox, row groups and rows whose covering bbox
+      columns miss the box are skipped before decoding (see docs/formats.md).
       A postgresql:// URL reads a PostGIS table (--table) or the rows of a query (--sql),
       streamed with a binary COPY: the geometry column (found by type, or
       --geometry-column) in WGS84 (ST_Transform from another SRID), the other columns as
@@ -106,6 +111,7 @@ enum ReadStage {
       "geopipe read --gpx-points ride.gpx | geopipe write points.csv",
       "geopipe read places.kml | geopipe write places.geojson",
       "geopipe read --bbox 5.9,45.8,10.5,47.8 world.fgb > switzerland.geojsonl",
+      "geopipe read --bbox 5.9,45.8,10.5,47.8 buildings.parquet > swiss-buildings.geojsonl",
       "geopipe read --max-record-size 1GiB huge-polygons.geojson | geopipe info",
       "geopipe read postgresql:///gis --table roads --bbox 8.4,47.3,8.6,47.4 > roads.geojsonl",
       "geopipe read postgresql:///gis --sql \"SELECT name, geom FROM parks WHERE area_m2 > 1e6\"",

@@ -1,4 +1,5 @@
 import GeoPipeCore
+import GeoPipeFlatGeobuf
 import GeoPipeStageKit
 
 /// One property's value as `sort` orders it.
@@ -94,11 +95,25 @@ struct SortOrder: Sendable {
   let properties: [String]
   /// Whether values go from the last to the first; missing values stay last.
   let descending: Bool
+  /// Whether features are first ordered along a Hilbert curve through their boxes' centres
+  /// (`--by-hilbert`), features without geometry last.
+  var hilbert = false
 
-  /// A feature's values for the properties, in order.
+  /// A feature's values for the properties, in order (after its Hilbert value).
   func key(for feature: Feature) -> [SortValue] {
-    properties.map { SortValue(feature.properties?[$0]) }
+    let values = properties.map { SortValue(feature.properties?[$0]) }
+    guard hilbert else { return values }
+    var box = BBox.empty
+    feature.geometry?.forEachXY { x, y in box.extend(x: x, y: y) }
+    let position: SortValue =
+      box.isEmpty
+      ? .missing
+      : .number(.integer(Int64(FlatGeobuf.hilbertValue(of: box, in: Self.world))))
+    return [position] + values
   }
+
+  /// The extent of the Hilbert grid: the WGS84 world (coordinates outside it are clamped).
+  private static let world = BBox(west: -180, south: -90, east: 180, north: 90)
 
   /// -1 when a feature with key `a` goes before one with key `b`, 1 when after, 0 for a tie
   /// (which input order breaks).

@@ -77,6 +77,12 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       scratch file until the header is known); the file gets a spatial index and, as GDAL
       writes it, the features in the index's Hilbert order, not in input order; --no-index
       keeps the input order and writes no index.
+      GeoParquet (.parquet) gets a WKB geometry column, a GeoParquet 1.1 bbox covering
+      column (unless --no-covering) and a column per property typed from every feature's
+      values (features wait in a scratch file), in row groups of --row-group-size features
+      with statistics, compressed with --compression (zstd by default); the 'geo' metadata
+      records the geometry types, the bbox and, with --crs, the CRS as PROJJSON. Sort with
+      'sort --by-hilbert' first to make --bbox reads of the file skip row groups.
       A postgresql:// URL (postgresql:///db, postgresql://user@host/db?sslmode=require; the
       password from PGPASSWORD or ~/.pgpass, never printed) writes the PostGIS table --table
       in one transaction: typed columns from every feature's values (features wait in a
@@ -96,6 +102,8 @@ final class WriteStage: Stage, CollectionMembersReceiver {
       "geopipe read roads.geojson | geopipe write --geometry-type line out/roads.shp",
       "geopipe read places.geojson | geopipe write places.fgb",
       "geopipe convert --no-index places.geojson places.fgb",
+      "geopipe read buildings.geojsonl | geopipe sort --by-hilbert | geopipe write --row-group-size 10000 buildings.parquet",
+      "geopipe convert --compression snappy places.geojson places.parquet",
       "geopipe read counties.geojson | geopipe write postgresql:///gis --table public.counties --if-exists replace",
       "geopipe convert --fid-column fid --upsert-on geoid places.geojsonl postgresql://loader@db.example.org/gis --table places",
     ],
