@@ -29,5 +29,22 @@ public enum GeoParquet {
         help:
           "GeoParquet: leave out the GeoParquet 1.1 bbox covering column (xmin, ymin, xmax, "
           + "ymax per row), written by default so that readers can filter rows by box."),
-    ])
+    ]
+  ).splitting(by: openShare)
+
+  /// Opens the row groups of a shard's share: the `k`th of the file's `n` row groups is at
+  /// position `k · size / n` (`InputShare.records(count:)`), so each shard decodes whole row
+  /// groups of its own. A file read through a reprojection (a CRS other than WGS84) does not
+  /// split: the shard whose share holds its start reads it whole.
+  @Sendable
+  static func openShare(_ path: String, options: ReadOptions, share: InputShare) throws
+    -> any FeatureReader
+  {
+    let reader = try FeatureReaders.open(path, options: options)
+    guard let parquet = reader as? GeoParquetReader else {
+      return share.readsWhole ? reader : EmptyFeatureReader()
+    }
+    parquet.restrict(toRowGroups: share.records(count: parquet.rowGroupCount))
+    return parquet
+  }
 }

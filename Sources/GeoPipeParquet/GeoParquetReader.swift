@@ -23,6 +23,8 @@ public final class GeoParquetReader: FeatureReader {
   private let diagnostics: @Sendable (ReadDiagnostic) -> Void
 
   private var groupIndex = -1
+  /// The row group after the last one read (a shard's share ends before the file's end).
+  private var groupLimit = Int.max
   private var rowCount = 0
   private var row = 0
   private var properties: [[JSONValue]] = []
@@ -130,6 +132,15 @@ public final class GeoParquetReader: FeatureReader {
     }
   }
 
+  /// The file's row groups.
+  public var rowGroupCount: Int { file.metadata.rowGroups.count }
+
+  /// Reads only the row groups of `range` (a shard's share); call before the first `next()`.
+  public func restrict(toRowGroups range: Range<Int>) {
+    groupIndex = range.lowerBound - 1
+    groupLimit = range.upperBound
+  }
+
   /// Notes, once, how many row groups the box let the reader skip.
   private func reportSkipped() {
     guard bbox != nil, !reported else { return }
@@ -150,7 +161,7 @@ public final class GeoParquetReader: FeatureReader {
   private func nextRowGroup() throws -> Bool {
     while true {
       groupIndex += 1
-      guard groupIndex < file.metadata.rowGroups.count else { return false }
+      guard groupIndex < min(groupLimit, file.metadata.rowGroups.count) else { return false }
       let group = file.metadata.rowGroups[groupIndex]
       if let bbox, let covering, let box = statisticsBox(group, covering), !bbox.intersects(box) {
         skippedRowGroups += 1

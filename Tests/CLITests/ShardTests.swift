@@ -109,12 +109,15 @@ struct ShardTests {
       - write: {path: "${out}/top.geojson"}
       - read: {path: points.fgb}
       - write: {path: "${out}/fgb.geojsonl"}
+      - read: {path: points.parquet}
+      - write: {path: "${out}/parquet.geojsonl"}
       - read: {path: collection.geojson}
       - write: {path: "${out}/collection.geojson"}
     """
 
   /// CSV, GeoJSONSeq and FeatureCollection inputs split at record boundaries, FlatGeobuf by
-  /// feature number: every row and feature is read once, in order, at every shard count.
+  /// feature number, GeoParquet by row group: every row and feature is read once, in order,
+  /// at every shard count.
   @Test func splitsEveryInputAtRecordBoundaries() throws {
     try withTemporaryDirectory { directory in
       try Data(Self.trickyCSV.utf8).write(to: directory.appendingPathComponent("rows.csv"))
@@ -132,6 +135,9 @@ struct ShardTests {
       try Data(collection.utf8).write(to: directory.appendingPathComponent("collection.geojson"))
       let fgb = try geopipe(["convert", "seq.geojsonl", "points.fgb"], in: directory)
       try #require(fgb.status == 0, "\(fgb)")
+      let parquet = try geopipe(
+        ["convert", "seq.geojsonl", "points.parquet", "--row-group-size", "7"], in: directory)
+      try #require(parquet.status == 0, "\(parquet)")
       try Data(Self.splitPipeline.utf8).write(to: directory.appendingPathComponent("split.yaml"))
       try Self.expectShardsMatchOneRun(
         "split.yaml", counts: Array(1...9) + [200], in: directory, root: directory)
