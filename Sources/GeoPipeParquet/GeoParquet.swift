@@ -32,10 +32,11 @@ public enum GeoParquet {
     ]
   ).splitting(by: openShare)
 
-  /// Opens the row groups of a shard's share: the `k`th of the file's `n` row groups is at
-  /// position `k · size / n` (`InputShare.records(count:)`), so each shard decodes whole row
-  /// groups of its own. A file read through a reprojection (a CRS other than WGS84) does not
-  /// split: the shard whose share holds its start reads it whole.
+  /// Opens the row groups of a shard's share, so that each shard decodes whole row groups.
+  ///
+  /// The `k`th of the file's `n` row groups is at position `k · size / n`
+  /// (`InputShare.records(count:)`). A file read through a reprojection (a CRS other than
+  /// WGS84) does not split: the shard whose share holds its start reads it whole.
   @Sendable
   static func openShare(_ path: String, options: ReadOptions, share: InputShare) throws
     -> any FeatureReader
