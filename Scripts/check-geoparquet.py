@@ -164,6 +164,9 @@ def check_read(path, output):
         elif column["encoding"] == "point":
             shapes = [None if p is None else shapely.Point(p["x"], p["y"])
                       for p in table.column(primary).to_pylist()]
+        elif column["encoding"] != "WKB":
+            # The GeoArrow list encodings, decoded by GeoPandas.
+            shapes = list(geopandas.read_parquet(path).geometry)
         else:
             shapes = [None if w is None else shapely.from_wkb(w)
                       for w in table.column(primary).to_pylist()]

@@ -108,6 +108,33 @@ def write(t, shapes, path, covering=False, **options):
     pq.write_table(t.replace_schema_metadata(meta), path, **options)
 
 
+def native(out):
+    """GeoPandas' GeoArrow encodings of lines and polygons (one geometry type a file), with a
+    null and an empty geometry, in row groups of 4 so that lists cross no row group."""
+    ring = [(0, 0), (4, 0), (4, 3), (0, 3), (0, 0)]
+    hole = [(1, 1), (1, 2), (2, 2), (2, 1), (1, 1)]
+    kinds = {
+        "linestring": [shapely.LineString([(k, 0), (k + 1, 1.5), (k + 2, -0.25)])
+                       for k in range(9)] + [shapely.LineString()],
+        "multipoint": [shapely.MultiPoint([(k, k), (-k, 0.5)]) for k in range(9)]
+                      + [shapely.MultiPoint()],
+        "polygon": [shapely.Polygon([(x + k, y) for x, y in ring],
+                                    [[(x + k, y) for x, y in hole]] if k % 2 else [])
+                    for k in range(9)] + [shapely.Polygon()],
+        "multilinestring": [shapely.MultiLineString([[(k, 0), (k, 1)], [(0, k), (1, k), (2, 0)]])
+                            for k in range(9)] + [shapely.MultiLineString()],
+        "multipolygon": [shapely.MultiPolygon([shapely.Polygon(ring, [hole]),
+                                               shapely.Polygon([(x + 10 + k, y) for x, y in ring])])
+                         for k in range(9)] + [shapely.MultiPolygon()],
+    }
+    for kind, shapes in kinds.items():
+        shapes = shapes[:4] + [None] + shapes[4:]
+        frame = geopandas.GeoDataFrame(
+            {"id": range(len(shapes))}, geometry=geopandas.GeoSeries(shapes, crs="EPSG:4326"))
+        frame.to_parquet(f"{out}/geoarrow-{kind}.parquet", geometry_encoding="geoarrow",
+                         row_group_size=4)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -147,6 +174,7 @@ def main():
         geometry=geopandas.GeoSeries(shapes, crs="EPSG:4326"))
     frame.to_parquet(f"{out}/geopandas.parquet", write_covering_bbox=True)
     frame.to_crs("EPSG:3857").to_parquet(f"{out}/geopandas-3857.parquet")
+    native(out)
     # DuckDB's own Parquet writer (its spatial extension is not installed here, so the file has
     # no geometry: its property columns are read).
     pq.write_table(t.drop_columns(["geometry", "tags", "info"]), f"{out}/plain.parquet")

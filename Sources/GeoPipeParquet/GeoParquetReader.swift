@@ -2,8 +2,8 @@ import GeoPipeCore
 import GeoPipeIO
 
 /// Reads a GeoParquet (or plain Parquet) file one row group at a time: the primary geometry
-/// column's WKB (or GeoArrow point structs) becomes each feature's geometry, the other columns
-/// its properties, in schema order.
+/// column's WKB (or GeoArrow coordinate structs, `GeoArrowColumns`) becomes each feature's
+/// geometry, the other columns its properties, in schema order.
 ///
 /// With a bounding box, row groups whose covering columns' statistics miss it are not read,
 /// and rows whose covering box misses it are dropped before their WKB is decoded. The covering
@@ -62,10 +62,14 @@ public final class GeoParquetReader: FeatureReader {
           + "schema", at: nil)
     }
     geometryEncoding = column?.encoding.lowercased() ?? "wkb"
-    guard ["wkb", "point"].contains(geometryEncoding) else {
+    guard
+      ["wkb", "point"].contains(geometryEncoding)
+        || GeoArrowColumns.depth(geometryEncoding) != nil
+    else {
       throw GeoPipeError.data(
         "\(input.name): column \(geometryName ?? ""): the \(column?.encoding ?? "") encoding "
-          + "is not supported (WKB and GeoArrow point are)", at: nil)
+          + "is not supported (WKB and the GeoArrow point, linestring, polygon, multipoint, "
+          + "multilinestring and multipolygon encodings are)", at: nil)
     }
     declaredCRS = column?.crs
     checkRanges = options.checkRanges && column?.crs == nil && column?.crsUndefined != true
@@ -194,10 +198,19 @@ public final class GeoParquetReader: FeatureReader {
       }
       geometries = nil
       geometryValues = []
+      nativeGeometries = []
       if let geometryField {
         if geometryEncoding == "point" {
           geometryValues = try FieldAssembler.values(
             geometryField, rows: rowCount, columns: columns)
+        } else if GeoArrowColumns.depth(geometryEncoding) != nil {
+          do {
+            nativeGeometries = try GeoArrowColumns.geometries(
+              geometryField, encoding: geometryEncoding, rows: rowCount, columns: columns)
+          } catch {
+            throw file.chunkError(
+              rowGroup: groupIndex, column: geometryField.leaves.first?.leaf ?? 0, error.message)
+          }
         } else if let leaf = geometryField.leaf {
           geometries = columns[leaf]
         }
@@ -211,7 +224,13 @@ public final class GeoParquetReader: FeatureReader {
   /// The value index of the geometry of the row before `row` (WKB values skip null rows).
   private var geometryRow = 0
 
+  /// The row group's geometries in a GeoArrow list encoding (linestring … multipolygon).
+  private var nativeGeometries: [Geometry?] = []
+
   private func geometry(_ r: Int) throws -> Geometry? {
+    if GeoArrowColumns.depth(geometryEncoding) != nil {
+      return r < nativeGeometries.count ? try checked(nativeGeometries[r], row: r) : nil
+    }
     if geometryEncoding == "point" {
       guard r < geometryValues.count, case .object(let point) = geometryValues[r],
         let x = point["x"]?.numberValue, let y = point["y"]?.numberValue

@@ -89,7 +89,7 @@ enum ReadStage {
       header's columns; with --bbox, the file's spatial index finds the features in the box
       and only those are read (see docs/formats.md).
       GeoParquet (.parquet/.geoparquet) is read a row group at a time: the 'geo' metadata's
-      primary column (WKB or GeoArrow points) is the geometry, the other columns properties
+      primary column (WKB or a GeoArrow encoding) is the geometry, the other columns properties
       (dates and timestamps as ISO 8601, decimals exact, lists and structs as JSON), a
       PROJJSON CRS is reprojected; with --bbox, row groups and rows whose covering bbox
       columns miss the box are skipped before decoding (see docs/formats.md).
