@@ -68,6 +68,7 @@ final class TilesStage: Stage {
       "geopipe read roads.geojson | geopipe tiles roads.mbtiles --max-zoom 14 --layer roads",
       "geopipe read cities.geojson | geopipe cluster --all-zooms | geopipe tiles clusters.pmtiles",
       "geopipe read cities.geojson | geopipe tiles cities.pmtiles --max-zoom g --drop-densest-as-needed",
+      "geopipe read shops.geojson | geopipe tiles shops.pmtiles --max-zoom g --cluster-densest-as-needed",
       "geopipe read cities.geojson | geopipe tiles cities.pmtiles -zg -B g --include name,population",
       "geopipe read parcels.geojson | geopipe tiles parcels.mbtiles --max-zoom 14 "
         + "--coalesce-densest-as-needed --max-tile-bytes 250000 --attribute-type zone=string",
