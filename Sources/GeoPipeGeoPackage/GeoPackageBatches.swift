@@ -1,10 +1,11 @@
+import Foundation
 import GeoPipeCore
 import GeoPipeIO
 import GeoPipeSQLite
 
 /// Rows of a GeoPackage table made into features on worker threads (`BatchedDecoding`): the
-/// reading thread steps the statement and copies each row's cells, workers decode the
-/// geometries and make the properties.
+/// thread of its own steps the statement and copies each row's cells, workers decode the
+/// geometries and make the properties, and the reading thread only takes the features.
 final class GeoPackageBatches {
   /// Rows copied from the statement: per cell a tag byte, then 8 bytes of number or a 4-byte
   /// length and the bytes of text or a blob.
@@ -43,42 +44,72 @@ final class GeoPackageBatches {
   }
 
   private let decoding: BatchedDecoding<Batch>
-  /// Whether the statement has returned its last row.
-  private var stepped = false
-  private let batchRows = 1024
-  private let batchBytes = 1 << 20
+  private let counts = Counts()
+  private static let batchRows = 1024
+  private static let batchBytes = 1 << 20
 
-  init(workers: Int, layout: GeoPackageRowLayout, name: String) {
-    decoding = BatchedDecoding(workers: workers) { batch in
-      Self.decode(batch, layout: layout, name: name)
+  /// The rows read and the bytes of their blobs, counted on the cutting thread.
+  private final class Counts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var rows = 0
+    private var bytes = 0
+
+    /// The bytes of the blobs read.
+    var bytesRead: Int { lock.withLock { bytes } }
+    /// The rows read.
+    var rowsRead: Int { lock.withLock { rows } }
+
+    /// Adds a batch's rows and the bytes of its blobs.
+    func add(rows more: Int, bytes moreBytes: Int) {
+      lock.withLock {
+        rows += more
+        bytes += moreBytes
+      }
     }
   }
 
-  /// The next feature; `step` moves the statement to its next row (false at the end), `row`
-  /// counts the rows read and `bytesRead` the bytes of their blobs.
-  func next(
-    _ statement: SQLiteStatement, layout: GeoPackageRowLayout, row: inout Int,
-    bytesRead: inout Int, step: () throws -> Bool
-  ) throws -> Feature? {
-    try decoding.next {
-      // Stepping a statement that has ended would run it again.
-      guard !stepped else { return (nil, nil) }
+  /// Starts reading `statement` on a thread of its own, `step` (which moves it to its next row,
+  /// false at the end) called there alone, and decoding its rows on `workers` threads.
+  init(
+    workers: Int, layout: GeoPackageRowLayout, name: String, statement: SQLiteStatement,
+    step: @escaping (SQLiteStatement) throws -> Bool
+  ) {
+    decoding = BatchedDecoding(workers: workers) { batch in
+      Self.decode(batch, layout: layout, name: name)
+    }
+    let counts = counts
+    let columns = layout.columnCount
+    // Stepping a statement that has ended would run it again.
+    var ended = false
+    decoding.startCutting {
+      guard !ended else { return (nil, nil) }
       var batch = Batch()
       var failure: (any Error)?
+      var blobBytes = 0
+      var row = counts.rowsRead
       do {
-        while batch.rows.count < batchRows && batch.bytes.count < batchBytes {
-          guard try step() else {
-            stepped = true
+        while batch.rows.count < Self.batchRows && batch.bytes.count < Self.batchBytes {
+          guard try step(statement) else {
+            ended = true
             break
           }
           row += 1
-          bytesRead += batch.append(statement, columns: layout.columnCount, row: row)
+          blobBytes += batch.append(statement, columns: columns, row: row)
         }
       } catch {
         failure = error
       }
+      counts.add(rows: batch.rows.count, bytes: blobBytes)
       return (batch.rows.isEmpty ? nil : batch, failure)
     }
+  }
+
+  /// The bytes of the blobs of the rows read so far.
+  var bytesRead: Int { counts.bytesRead }
+
+  /// The next feature.
+  func next() throws -> Feature? {
+    try decoding.next { (nil, nil) }
   }
 
   private static func decode(_ batch: Batch, layout: GeoPackageRowLayout, name: String)

@@ -20,9 +20,10 @@ final class GeoPackageReader: FeatureReader {
   /// Rows made into features on worker threads, a batch at a time; nil when made here.
   private var batches: GeoPackageBatches?
   private var rowsRead = 0
-  private(set) var bytesRead = 0
+  private var bytesReadHere = 0
   private(set) var skippedCount = 0
   let declaredCRS: String?
+  var bytesRead: Int { batches?.bytesRead ?? bytesReadHere }
   var collectionMembers: JSONObject { JSONObject() }
   /// Whether the R-tree index chose the rows (for tests and `--verbose`).
   let usesIndex: Bool
@@ -69,21 +70,22 @@ final class GeoPackageReader: FeatureReader {
       throw Self.dataError(error, name: name)
     }
     if options.threads > 1, options.onError == .fail {
-      batches = GeoPackageBatches(workers: options.threads, layout: layout, name: name)
+      batches = GeoPackageBatches(
+        workers: options.threads, layout: layout, name: name, statement: statement
+      ) { [name] statement in
+        try Self.step(statement, name: name)
+      }
     }
   }
 
   func next() throws -> Feature? {
-    if let batches {
-      return try batches.next(
-        statement, layout: layout, row: &rowsRead, bytesRead: &bytesRead, step: step)
-    }
-    while try step() {
+    if let batches { return try batches.next() }
+    while try Self.step(statement, name: name) {
       rowsRead += 1
       do {
         return try layout.feature(row: rowsRead) { k in
           let cell = GeoPackageCell(statement, Int32(k))
-          if case .blob(let bytes) = cell { bytesRead += bytes.count }
+          if case .blob(let bytes) = cell { bytesReadHere += bytes.count }
           return cell
         }
       } catch {
@@ -100,7 +102,7 @@ final class GeoPackageReader: FeatureReader {
     return nil
   }
 
-  private func step() throws -> Bool {
+  private static func step(_ statement: SQLiteStatement, name: String) throws -> Bool {
     do {
       return try statement.step()
     } catch {

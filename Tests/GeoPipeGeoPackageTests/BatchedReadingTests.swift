@@ -55,6 +55,7 @@ import Testing
     #expect(one.error == nil)
     #expect(one.features.count == 2600)
     #expect(Self.readAll(path, threads: 3).features == one.features)
+    try Self.checkReadersLeftEarly(path, expecting: one.features)
     try database.execute("UPDATE mixed SET geom = x'0102' WHERE fid = 2345")
     let serial = Self.readAll(path, threads: 1)
     let parallel = Self.readAll(path, threads: 3)
@@ -62,5 +63,27 @@ import Testing
     #expect(parallel.error == serial.error)
     #expect(parallel.features == serial.features)
     #expect(serial.features.count == 2344)
+  }
+
+  /// Readers dropped after a few features (as `head` drops them) stop their cutting thread,
+  /// which is still stepping the statement, and count the bytes of the rows they read.
+  static func checkReadersLeftEarly(_ path: String, expecting all: [Feature]) throws {
+    var options = ReadOptions()
+    options.threads = 3
+    for taken in [0, 1, 1500] {
+      let reader = try GeoPackageReader(path: path, name: "mixed.gpkg", options: options)
+      var features: [Feature] = []
+      while features.count < taken, let feature = try reader.next() { features.append(feature) }
+      #expect(features == Array(all.prefix(taken)))
+      if taken > 0 { #expect(reader.bytesRead > 0) }
+    }
+    let reader = try GeoPackageReader(path: path, name: "mixed.gpkg", options: options)
+    while try reader.next() != nil {}
+    var serial = options
+    serial.threads = 1
+    let one = try GeoPackageReader(path: path, name: "mixed.gpkg", options: serial)
+    while try one.next() != nil {}
+    #expect(reader.bytesRead == one.bytesRead)
+    #expect(try reader.next() == nil)
   }
 }
