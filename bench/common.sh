@@ -44,3 +44,29 @@ jittered_points() {
   fi
   echo "$file"
 }
+
+# best_of CASE TOOL OUTPUT RUNS RESULTS COMMAND...: runs COMMAND RUNS times under GNU time,
+# removing OUTPUT (and a shapefile's other files) before each run, and appends to RESULTS the
+# line CASE, TOOL, best wall seconds, peak RSS in KiB and best CPU (user + sys) seconds,
+# tab-separated. Stops the script with COMMAND's output when it fails.
+best_of() {
+  local case=$1 tool=$2 out=$3 runs=$4 results=$5 best="" cpu="" peak=0 wall rss user sys i
+  local scratch
+  scratch=$(dirname "$results")
+  shift 5
+  log "$case: $tool"
+  for ((i = 0; i < runs; i++)); do
+    rm -rf "$out"
+    case $out in *.shp) rm -f "${out%.*}".{shx,dbf,prj,cpg} ;; esac
+    if ! /usr/bin/time -f '%e %M %U %S' -o "$scratch/time.txt" "$@" >"$scratch/cmd.log" 2>&1; then
+      tail -n 20 "$scratch/cmd.log" >&2
+      die "$tool failed on '$case': $*"
+    fi
+    read -r wall rss user sys < <(tail -n 1 "$scratch/time.txt")
+    best=$(awk -v a="$best" -v b="$wall" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+    cpu=$(awk -v a="$cpu" -v b="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
+      'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
+    ((rss > peak)) && peak=$rss
+  done
+  printf '%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$best" "$peak" "$cpu" >>"$results"
+}

@@ -50,22 +50,9 @@ fi
 RESULTS=$W/results.tsv
 : >"$RESULTS"
 measure() { # CASE TOOL OUTPUT COMMAND...
-  local case=$1 tool=$2 out=$3 best="" cpu="" peak=0 wall rss user sys i
+  local case=$1 tool=$2 out=$3
   shift 3
-  log "$case: $tool"
-  for ((i = 0; i < RUNS; i++)); do
-    rm -f "$out"
-    if ! /usr/bin/time -f '%e %M %U %S' -o "$W/time.txt" "$@" >"$W/cmd.log" 2>&1; then
-      tail -n 20 "$W/cmd.log" >&2
-      die "$tool failed on '$case': $*"
-    fi
-    read -r wall rss user sys < <(tail -n 1 "$W/time.txt")
-    best=$(awk -v a="$best" -v b="$wall" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
-    cpu=$(awk -v a="$cpu" -v b="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
-      'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
-    ((rss > peak)) && peak=$rss
-  done
-  printf '%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$best" "$peak" "$cpu" >>"$RESULTS"
+  best_of "$case" "$tool" "$out" "$RUNS" "$RESULTS" "$@"
 }
 lines() { grep -c . "$1" || true; }
 

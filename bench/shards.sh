@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# Sharded runs against one run on this machine: reverse geocoding 1M points and forward
+# Sharded runs on Dask against one run on this machine: reverse geocoding 1M points and forward
 # geocoding 1M rows (CSV, bench/generate_points.py) and tiling the 1M jittered points
-# (bench/jitter_points.py), each as one run with one geopipe thread and as 2 shards run at
-# once (one thread each) followed by the merge. Checks that the merged outputs are byte for
-# byte those of the one run, and prints wall and CPU (user+sys) seconds, the merge's share and
-# the speed-up as a Markdown table (also written to $BENCH_WORK/shards-results.md).
+# (bench/jitter_points.py). Each pipeline runs through geopipe-dask (integrations/dask, installed
+# with dask and distributed from PyPI into .build/dask-venv) on a LocalCluster of 1 worker
+# process and of 2 (one thread each, one shard per worker, the merge included:
+# bench/dask_scaling.py), and once as a plain `geopipe run` with one thread (skipped for the
+# forward geocoding unless FORWARD_ONE_RUN=1: it takes as long as the 1-worker run). Checks that
+# the outputs are byte for byte the same in every run (tiles: the same tiles, decoded), times
+# the merge of the 2 shards' parts again on its own, and prints a Markdown table (also written
+# to $BENCH_WORK/shards-results.md).
 #
 # Environment: GEOPIPE, DATA, BENCH_WORK (see bench/common.sh); SHARD_POINTS, the points
-# reverse geocoded (1000000); FORWARD_ROWS, the rows geocoded (1000000).
+# reverse geocoded (1000000); FORWARD_ROWS, the rows geocoded (1000000); SHARD_PIPELINES, the
+# pipelines to run ("reverse forward tiles").
 set -euo pipefail
 
 BENCH_NAME="shards bench"
@@ -63,45 +68,58 @@ YAML
 
 # seconds WALL CPU from /usr/bin/time's output file
 secs() { awk '/^wall/ {w=$2} /^cpu/ {c=$2} END {print w, c}' "$1"; }
-timed() { # OUT CMD...: runs CMD, appends "wall S" and "cpu S" to OUT
+timed() { # OUT CMD...: runs CMD, writes "wall S" and "cpu S" to OUT
   /usr/bin/time -f 'wall %e\ncpu %U %S' -o "$1.t" "${@:2}"
   awk '/^wall/ {print} /^cpu/ {printf "cpu %.2f\n", $2 + $3}' "$1.t" >"$1"
 }
+same() { # A B: whether two output folders hold the same outputs (tilesets: the same tiles)
+  local f g
+  for f in "$1"/*; do
+    case $f in *.part-*) continue ;; esac
+    g=$2/$(basename "$f")
+    case $f in
+      *.pmtiles | *.mbtiles)
+        cmp -s <("$GEOPIPE" tiles decode "$f" -q | sort) <("$GEOPIPE" tiles decode "$g" -q | sort) ||
+          return 1 ;;
+      *) cmp -s "$f" "$g" || return 1 ;;
+    esac
+  done
+}
 
+venv=$ROOT/.build/dask-venv
+if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
+"$venv/bin/pip" install --quiet "$ROOT/integrations/dask"
+
+export GEOPIPE_GAZETTEER=$S/gazetteer.sqlite GEOPIPE_THREADS=1
 results=$S/shards-results.md
 {
-  echo "| pipeline | 1 run, 1 thread: wall s / CPU s | 2 shards at once: wall s / CPU s | merge: wall s / CPU s | speed-up (wall, merge included) | outputs |"
-  echo "|---|--:|--:|--:|--:|---|"
+  echo "| pipeline | one run, 1 thread: wall s / CPU s | Dask, 1 worker: wall s | Dask, 2 workers: wall s | speed-up, 2 workers against 1 | 2 workers against one run | merge of 2 parts: wall s / CPU s | outputs |"
+  echo "|---|--:|--:|--:|--:|--:|--:|---|"
 } >"$results"
-for name in reverse forward tiles; do
-  log "$name: one run"
-  rm -rf "$S/$name-one" "$S/$name-shards"
-  GEOPIPE_GAZETTEER=$S/gazetteer.sqlite GEOPIPE_THREADS=1 \
+for name in ${SHARD_PIPELINES:-reverse forward tiles}; do
+  one="–"
+  w1=""
+  if [ "$name" != forward ] || [ "${FORWARD_ONE_RUN:-0}" = 1 ]; then
+    log "$name: one run"
+    rm -rf "$S/$name-one"
     timed "$S/$name-one.time" "$GEOPIPE" run "$S/$name.yaml" --var out="$S/$name-one" -q
-  log "$name: 2 shards, then the merge"
-  start=$(date +%s.%N)
-  for i in 0 1; do
-    GEOPIPE_GAZETTEER=$S/gazetteer.sqlite GEOPIPE_THREADS=1 \
-      timed "$S/$name-shard$i.time" "$GEOPIPE" run "$S/$name.yaml" --shard "$i/2" \
-      --var out="$S/$name-shards" -q &
-  done
-  wait
-  mid=$(date +%s.%N)
-  GEOPIPE_GAZETTEER=$S/gazetteer.sqlite GEOPIPE_THREADS=1 \
-    timed "$S/$name-merge.time" "$GEOPIPE" merge "$S/$name.yaml" --shards 2 \
-    --var out="$S/$name-shards" -q
-  end=$(date +%s.%N)
-  same=identical
-  for f in "$S/$name-one"/*; do
-    cmp -s "$f" "$S/$name-shards/$(basename "$f")" || same=DIFFERENT
-  done
-  read -r w1 c1 < <(secs "$S/$name-one.time")
+    read -r w1 c1 < <(secs "$S/$name-one.time")
+    one="$w1 / $c1"
+  fi
+  log "$name: Dask, 1 worker and 2 workers"
+  read -r d1 d2 < <("$venv/bin/python" "$BENCH/dask_scaling.py" "$GEOPIPE" "$S/$name.yaml" \
+    "$S/$name-dask" 1 2 | awk '{t[$1] = $2} END {print t[1], t[2]}')
+  log "$name: the merge of the 2 shards' parts again"
+  timed "$S/$name-merge.time" "$GEOPIPE" merge "$S/$name.yaml" --shards 2 \
+    --var out="$S/$name-dask-2" -q
   read -r wm cm < <(secs "$S/$name-merge.time")
-  c0=$(awk '/^cpu/ {print $2}' "$S/$name-shard0.time")
-  c1s=$(awk '/^cpu/ {print $2}' "$S/$name-shard1.time")
-  printf '| %s | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f | %.2f× | %s |\n' "$name" "$w1" "$c1" \
-    "$(echo "$mid - $start" | bc)" "$(echo "$c0 + $c1s" | bc)" "$wm" "$cm" \
-    "$(echo "$w1 / ($end - $start)" | bc -l)" "$same" >>"$results"
+  outputs=identical
+  same "$S/$name-dask-1" "$S/$name-dask-2" || outputs=DIFFERENT
+  if [ -n "$w1" ] && ! same "$S/$name-one" "$S/$name-dask-2"; then outputs=DIFFERENT; fi
+  against_one="–"
+  [ -n "$w1" ] && against_one=$(printf '%.2f×' "$(echo "$w1 / $d2" | bc -l)")
+  printf '| %s | %s | %.2f | %.2f | **%.2f×** | %s | %s / %s | %s |\n' "$name" "$one" "$d1" "$d2" \
+    "$(echo "$d1 / $d2" | bc -l)" "$against_one" "$wm" "$cm" "$outputs" >>"$results"
 done
 echo "" >>"$results"
 echo "Load average before the run: $LOAD; $(nproc) processors." >>"$results"

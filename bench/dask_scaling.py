@@ -1,0 +1,45 @@
+"""Times a pipeline file run through geopipe-dask on LocalClusters of 1 and 2 worker processes.
+
+Each cluster (one thread per worker, `GEOPIPE_THREADS=1` so that each geopipe process uses
+one thread) is started before the clock starts, as a user's cluster would be running; the time
+is that of `geopipe_dask.run`: `geopipe plan`, every shard (one per worker) and the merge.
+Prints one line per worker count: `WORKERS SECONDS`.
+
+Usage: python dask_scaling.py GEOPIPE PIPELINE OUT_PREFIX [WORKERS...]
+The outputs of the run on k workers go to the folder OUT_PREFIX-k (the pipeline's `out`
+variable).
+"""
+
+import os
+import shutil
+import sys
+import time
+
+from distributed import Client, LocalCluster
+
+import geopipe_dask
+
+
+def timed_run(geopipe, pipeline, out, workers):
+    shutil.rmtree(out, ignore_errors=True)
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                      dashboard_address=None) as cluster, Client(cluster) as client:
+        client.wait_for_workers(workers)
+        start = time.perf_counter()
+        geopipe_dask.run(pipeline, client, shards=workers, geopipe=geopipe,
+                         variables={"out": out})
+        return time.perf_counter() - start
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    geopipe, pipeline, prefix = (os.path.abspath(path) for path in sys.argv[1:4])
+    os.environ["GEOPIPE_THREADS"] = "1"
+    for workers in [int(n) for n in sys.argv[4:]] or [1, 2]:
+        seconds = timed_run(geopipe, pipeline, f"{prefix}-{workers}", workers)
+        print(workers, f"{seconds:.2f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
