@@ -35,9 +35,9 @@ public enum GeoPackage {
   {
     // Opened as any input first, so that a file that is not a GeoPackage fails as it would in
     // one run.
-    let reader = try FeatureReaders.open(path, options: options)
-    guard reader is GeoPackageReader else { return share.readsWhole ? reader : EmptyFeatureReader() }
-    return try GeoPackageReader(path: path, name: path, options: options, share: share)
+    try FeatureReaders.openShare(path, options: options, share: share, as: GeoPackageReader.self) {
+      _ in try GeoPackageReader(path: path, name: path, options: options, share: share)
+    }
   }
 
   /// Whether `head` is the start of an SQLite database whose application_id says GeoPackage.

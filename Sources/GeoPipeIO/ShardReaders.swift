@@ -32,6 +32,20 @@ extension FeatureReaders {
     return share.readsWhole ? try open(path, options: options) : EmptyFeatureReader()
   }
 
+  /// Opens `path` as any input is opened and hands the reader to `restrict` when it is an `R`,
+  /// which narrows it to a shard's share; an input that opens as another reader (content of
+  /// another format) is read whole by the shard whose share holds its start.
+  public static func openShare<R: FeatureReader>(
+    _ path: String, options: ReadOptions, share: InputShare, as type: R.Type,
+    restrict: (R) throws -> any FeatureReader
+  ) throws -> any FeatureReader {
+    let reader = try open(path, options: options)
+    guard let opened = reader as? R else {
+      return share.readsWhole ? reader : EmptyFeatureReader()
+    }
+    return try restrict(opened)
+  }
+
   /// The size in bytes of each input a source reads, as shards weigh them: for a URL,
   /// `databaseShareSize` when its format splits, else 0.
   public static func shareSizes(_ paths: [String]) throws -> [Int] {
@@ -52,8 +66,9 @@ extension FeatureReaders {
     }
   }
 
-  /// How many bytes of files a database input (a table) weighs when a source's inputs are cut
-  /// into shares: 1 GiB. The format maps its share onto its own units (a table's blocks).
+  /// What a database input (a table) weighs, in bytes of files, when shares are cut.
+  ///
+  /// 1 GiB; the format maps its share onto its own units (a table's blocks).
   public static let databaseShareSize = 1 << 30
 
   private static func isCompressed(_ path: String) throws -> Bool {

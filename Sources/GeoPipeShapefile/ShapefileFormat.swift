@@ -56,12 +56,10 @@ enum ShapefileFormat {
   static func openShare(_ path: String, options: ReadOptions, share: InputShare) throws
     -> any FeatureReader
   {
-    let reader = try FeatureReaders.open(path, options: options)
-    guard let shapefile = reader as? ShapefileReader else {
-      return share.readsWhole ? reader : EmptyFeatureReader()
+    try FeatureReaders.openShare(path, options: options, share: share, as: ShapefileReader.self) {
+      $0.restrict(to: share.records(count: $0.recordCount))
+      return $0
     }
-    shapefile.restrict(to: share.records(count: shapefile.recordCount))
-    return shapefile
   }
 
   static func layers(_ input: FormatInput, options: ReadOptions) throws -> [LayerInfo] {

@@ -6,10 +6,11 @@ import Testing
 @Suite("Sharded GeoPackage and Shapefile reads")
 struct ShardFormatTests {
   /// 90 points, in an order unlike their fids' once rows are deleted.
-  static let points: String = (0..<90).map { k in
-    "{\"type\":\"Feature\",\"properties\":{\"k\":\(k),\"name\":\"p\(k)\"},"
-      + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(Double(k) * 0.5 - 20),\(k * 7 % 60)]}}"
-  }.joined(separator: "\n") + "\n"
+  static let points: String =
+    (0..<90).map { k in
+      "{\"type\":\"Feature\",\"properties\":{\"k\":\(k),\"name\":\"p\(k)\"},"
+        + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(Double(k) * 0.5 - 20),\(k * 7 % 60)]}}"
+    }.joined(separator: "\n") + "\n"
 
   /// GDAL writes `gdal.gpkg`, `gdal.shp` and `gdal.zip` (the shapefile zipped); geopipe writes
   /// `ours.gpkg`; rows are deleted from `gaps.gpkg` (GDAL's) and `ours.gpkg`, so that their
@@ -123,7 +124,8 @@ struct ShardFormatTests {
   /// The number of lines of each shard's part of `output` written at pipeline step `step`.
   static func partLines(in folder: URL, _ output: String, step: Int, count: Int) throws -> [Int] {
     try (0..<count).map { index in
-      try lines(folder.appendingPathComponent("\(output).step\(step).part-\(index)-of-\(count).geojsonl"))
+      try lines(
+        folder.appendingPathComponent("\(output).step\(step).part-\(index)-of-\(count).geojsonl"))
     }
   }
 }
