@@ -9,32 +9,22 @@ import Testing
 /// A shard of a GeoPackage table reads the rows `InputShare.records(count:)` gives it, in fid
 /// order, with gaps in the fids: shard readers laid end to end read the whole table once.
 @Suite struct GeoPackageShareTests {
-  /// A table of 300 points whose fids have gaps (the first and last rows deleted too).
+  /// `GeoPackageReaderTests.grid`'s 400 points, with gaps in their fids (the first and last
+  /// rows deleted too).
   static func tableWithGaps(in folder: URL) throws -> String {
-    let path = folder.appendingPathComponent("gaps.gpkg").path
-    let writer = try GeoPackage.format.create?(
-      FormatOutput(path: path, file: try OutputFile(path: path)), WriteOptions())
-    for k in 0..<300 {
-      try writer?.write(
-        Feature(
-          geometry: .point(Position(x: Double(k % 120) - 60, y: Double(k % 50))),
-          properties: ["k": .integer(Int64(k))]))
-    }
-    try writer?.finish()
+    let path = try GeoPackageReaderTests.grid(in: folder)
     let database = try SQLiteDatabase(path: path)
-    // The R-tree's triggers call GeoPackage SQL functions that plain SQLite does not have.
-    for suffix in ["insert", "delete"] + (1...7).map({ "update\($0)" }) {
-      try database.execute("DROP TRIGGER IF EXISTS rtree_gaps_geom_\(suffix)")
-    }
+    // The R-tree's delete trigger calls a GeoPackage SQL function plain SQLite does not have.
+    try database.execute("DROP TRIGGER rtree_grid_geom_delete")
     try database.execute(
-      "DELETE FROM gaps WHERE fid IN (1, 2, 300) OR fid BETWEEN 40 AND 120 OR fid % 7 = 0")
+      "DELETE FROM grid WHERE fid IN (1, 2, 400) OR fid BETWEEN 40 AND 120 OR fid % 7 = 0")
     return path
   }
 
   static func ids(_ path: String, bbox: BBox? = nil, share: InputShare? = nil) throws -> [Int64] {
     var options = ReadOptions()
     options.bbox = bbox
-    let reader = try GeoPackageReader(path: path, name: "gaps.gpkg", options: options, share: share)
+    let reader = try GeoPackageReader(path: path, name: "grid.gpkg", options: options, share: share)
     var ids: [Int64] = []
     while let feature = try reader.next() {
       if case .integer(let id) = feature.id { ids.append(id) }
