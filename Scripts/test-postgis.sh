@@ -3,7 +3,8 @@
 # (Tests/CLITests/PostgreSQLTests.swift, skipped when no server is set up), GDAL's PostgreSQL
 # driver as the oracle both ways (ogr2ogr reads a table geopipe wrote, geopipe reads a table
 # ogr2ogr wrote, and both agree with the source to the bit), and loads that fail or are
-# interrupted with SIGINT in the middle of their COPY leaving the database as it was.
+# interrupted with SIGINT in the middle of their COPY leaving the database as it was, and a table
+# read in shards merging to what one run reads.
 #
 # Usage: Scripts/with-postgres.sh Scripts/test-postgis.sh [GEOPIPE]   (default .build/debug/geopipe)
 set -euo pipefail
@@ -68,4 +69,56 @@ after=$(sql "SELECT count(*) FROM points")
 leftover=$(sql "SELECT count(*) FROM pg_tables WHERE tablename LIKE '%geopipe%'")
 [ "$leftover" = 0 ] || fail "tables left behind by the interrupted load"
 echo "ok: $after rows before and after"
+echo "== a table read in 1, 2, 3 and 7 shards merges to the one-run output"
+# Rows deleted and updated (an update moves a row to the table's end), so that the blocks hold
+# uneven numbers of rows; a query source is read whole by one shard.
+/usr/bin/python3 -c '
+import json
+for k in range(20000):
+    print(json.dumps({"type": "Feature", "properties": {"k": k, "name": "point %d" % k},
+                      "geometry": {"type": "Point", "coordinates": [k % 360 - 180 + 0.5, k % 170 - 85]}}))
+' >"$work/sharded.geojsonl"
+"$geopipe" write "$db" --table sharded <"$work/sharded.geojsonl"
+sql "DELETE FROM sharded WHERE k % 7 = 3 OR k BETWEEN 4000 AND 6500" >/dev/null
+sql "UPDATE sharded SET name = 'moved' WHERE k % 13 = 0" >/dev/null
+cat >"$work/sharded.yaml" <<EOF
+version: 1
+vars:
+  out: out
+stages:
+  - read: {path: "$db", table: sharded}
+  - write: {path: "\${out}/table.geojsonl"}
+  - read: {path: "$db", table: sharded, bbox: "-10,-10,10,10"}
+  - write: {path: "\${out}/bbox.csv"}
+  - read: {path: "$db", sql: "SELECT * FROM sharded WHERE k < 500"}
+  - write: {path: "\${out}/query.geojsonl"}
+EOF
+"$geopipe" run "$work/sharded.yaml" --var out="$work/one" -q
+rows=$(sql "SELECT count(*) FROM sharded")
+[ "$(wc -l <"$work/one/table.geojsonl")" = "$rows" ] || fail "one run did not read $rows rows"
+blocks=$(sql "SELECT pg_relation_size('sharded') / current_setting('block_size')::int")
+for n in 1 2 3 7; do
+  for i in $(seq $((n - 1)) -1 0); do
+    "$geopipe" run "$work/sharded.yaml" --shard "$i/$n" --var out="$work/shards-$n" -q
+  done
+  "$geopipe" merge "$work/sharded.yaml" --shards "$n" --var out="$work/shards-$n" -q
+  for output in table.geojsonl bbox.csv query.geojsonl; do
+    cmp -s "$work/one/$output" "$work/shards-$n/$output" || fail "$output differs in $n shards"
+  done
+done
+# Shard i of 7 reads the rows of about blocks [i·blocks/7, (i+1)·blocks/7), the last one to the
+# end: each reads its blocks' rows and no more.
+parts=0
+for i in $(seq 0 6); do
+  got=$(wc -l <"$work/shards-7/table.geojsonl.step2.part-$i-of-7.geojsonl")
+  from=$((i * blocks / 7 - 1))
+  [ "$from" -ge 0 ] || from=0
+  most=$(sql "SELECT count(*) FROM sharded WHERE ctid >= '($from,0)'
+    AND ctid < '($(((i + 1) * blocks / 7 + 1)),0)'")
+  [ "$got" -gt 0 ] && [ "$got" -le "$most" ] ||
+    fail "shard $i/7 read $got rows, not those of its seventh of the $blocks blocks"
+  parts=$((parts + got))
+done
+[ "$parts" = "$rows" ] || fail "the 7 shards read $parts rows, not $rows"
+echo "ok: $rows rows in $blocks blocks, in 1, 2, 3 and 7 shards"
 echo "test-postgis: all passed"

@@ -22,7 +22,23 @@ public enum GeoPackage {
         "append-layer", .flag,
         help: "GeoPackage: add the layer (--layer, else the file's name) to an existing file "
           + "instead of replacing it; a layer of that name already there is an error.")
-    ])
+    ]
+  ).splitting(by: openShare)
+
+  /// Opens the rows of a shard's share of the table: a fid range (see `GeoPackageShare`).
+  ///
+  /// A table whose integer primary key is not its rowid (or that has none) does not split: the
+  /// shard whose share holds the file's start reads it whole.
+  @Sendable
+  static func openShare(_ path: String, options: ReadOptions, share: InputShare) throws
+    -> any FeatureReader
+  {
+    // Opened as any input first, so that a file that is not a GeoPackage fails as it would in
+    // one run.
+    try FeatureReaders.openShare(path, options: options, share: share, as: GeoPackageReader.self) {
+      _ in try GeoPackageReader(path: path, name: path, options: options, share: share)
+    }
+  }
 
   /// Whether `head` is the start of an SQLite database whose application_id says GeoPackage.
   @Sendable public static func recognize(_ head: [UInt8]) -> Bool {

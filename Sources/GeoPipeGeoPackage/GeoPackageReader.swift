@@ -4,7 +4,7 @@ import GeoPipeIO
 import GeoPipeSQLite
 
 /// Reads the features of one table of a GeoPackage, in rowid order, one prepared statement
-/// stepped row by row.
+/// stepped row by row (a shard's rows a fid range of it).
 ///
 /// The integer primary key (`fid`) becomes the feature's id, the geometry column its geometry
 /// (NULL and empty geometries none) and the other columns its properties, typed by their
@@ -28,7 +28,10 @@ final class GeoPackageReader: FeatureReader {
   /// Whether the R-tree index chose the rows (for tests and `--verbose`).
   let usesIndex: Bool
 
-  init(path: String, name: String, options: ReadOptions) throws {
+  /// Opens the table `options.layer` names (else the only feature table); with `share`, only
+  /// the rows of one shard's share (`GeoPackageShare`), or none when the table does not split
+  /// and the share does not hold its start.
+  init(path: String, name: String, options: ReadOptions, share: InputShare? = nil) throws {
     self.name = name
     self.options = options
     database = try GeoPackageCatalog.open(path: path, name: name)
@@ -54,17 +57,31 @@ final class GeoPackageReader: FeatureReader {
         "SELECT \(selected.isEmpty ? "NULL" : selected.joined(separator: ", ")) FROM "
         + quoted(table.name)
       let rtree = "rtree_\(table.name)_\(geometry?.name ?? "")"
-      var index = false
+      var conditions: [String] = []
       if let box = options.bbox, !box.crossesAntimeridian, let key, geometry != nil,
         declaredCRS == nil, (table.srsID ?? 0) > 0, try catalog.exists(rtree)
       {
-        sql +=
-          " WHERE \(quoted(key.name)) IN (SELECT id FROM \(quoted(rtree)) WHERE minx <= "
-          + "\(box.east) AND maxx >= \(box.west) AND miny <= \(box.north) AND maxy >= "
-          + "\(box.south)) ORDER BY \(quoted(key.name))"
-        index = true
+        conditions.append(
+          "\(quoted(key.name)) IN (SELECT id FROM \(quoted(rtree)) WHERE minx <= "
+            + "\(box.east) AND maxx >= \(box.west) AND miny <= \(box.north) AND maxy >= "
+            + "\(box.south))")
       }
-      usesIndex = index
+      usesIndex = !conditions.isEmpty
+      let database = database
+      let byRowid = try key.map {
+        try GeoPackageShare.splits(table.name, key: $0.name, in: database)
+      }
+      if let share {
+        if let key, byRowid == true {
+          conditions += try GeoPackageShare(share, table: table.name, key: key.name, in: database)
+            .conditions(key: key.name)
+        } else if !share.readsWhole {
+          conditions.append("0")
+        }
+      }
+      if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+      // In fid order, as a shard reads its range (a plain scan could use a covering index).
+      if let key, usesIndex || byRowid == true { sql += " ORDER BY \(quoted(key.name))" }
       statement = try database.statement(sql)
     } catch let error as SQLiteError {
       throw Self.dataError(error, name: name)

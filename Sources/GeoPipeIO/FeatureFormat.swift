@@ -20,7 +20,8 @@ public struct FeatureFormat: Sendable, CustomStringConvertible {
   public typealias OpenURL = @Sendable (_ url: String, ReadOptions) throws -> any FeatureReader
   /// Opens a writer to a URL of one of the format's schemes.
   public typealias CreateURL = @Sendable (_ url: String, WriteOptions) throws -> any FeatureWriter
-  /// Opens a reader on the records of a file that begin in one shard's share of it.
+  /// Opens a reader on the records of a file (or a database URL) that begin in one shard's
+  /// share of it.
   public typealias OpenShare =
     @Sendable (_ path: String, ReadOptions, InputShare) throws -> any FeatureReader
 

@@ -10,9 +10,10 @@ extension FeatureReaders {
   /// Opens the share of `path` that one shard reads (`ReadOptions.share`).
   ///
   /// A format splits its files when it has an `openShare` (GeoJSONSeq and CSV by bytes at
-  /// record boundaries, a FeatureCollection by where its features begin); standard input is
-  /// refused, and other inputs (gzip, formats that do not split, unknown extensions, database
-  /// URLs) are read whole by the shard whose share holds their start.
+  /// record boundaries, a FeatureCollection by where its features begin), as does a database
+  /// whose format has one (a PostgreSQL table by blocks); standard input is refused, and other
+  /// inputs (gzip, formats that do not split, unknown extensions) are read whole by the shard
+  /// whose share holds their start.
   static func openShare(_ path: String, share: InputShare, options given: ReadOptions) throws
     -> any FeatureReader
   {
@@ -22,24 +23,40 @@ extension FeatureReaders {
       throw GeoPipeError.usage(
         "standard input cannot be split into shards: give the input's path")
     }
-    let format = options.format ?? FeatureFormats.reading(path)
-    if let openShare = format?.openShare, FeatureFormats.addressed(by: path) == nil,
-      try !isCompressed(path)
-    {
+    let database = FeatureFormats.addressed(by: path)
+    let format = database ?? options.format ?? FeatureFormats.reading(path)
+    if let openShare = format?.openShare, try database != nil || !isCompressed(path) {
       if share.isEmpty { return EmptyFeatureReader() }
       return try openShare(path, options, share)
     }
     return share.readsWhole ? try open(path, options: options) : EmptyFeatureReader()
   }
 
-  /// The size in bytes of each input a source reads, as shards weigh them (0 for URLs).
+  /// Opens `path` as any input is opened and hands the reader to `restrict` when it is an `R`,
+  /// which narrows it to a shard's share; an input that opens as another reader (content of
+  /// another format) is read whole by the shard whose share holds its start.
+  public static func openShare<R: FeatureReader>(
+    _ path: String, options: ReadOptions, share: InputShare, as type: R.Type,
+    restrict: (R) throws -> any FeatureReader
+  ) throws -> any FeatureReader {
+    let reader = try open(path, options: options)
+    guard let opened = reader as? R else {
+      return share.readsWhole ? reader : EmptyFeatureReader()
+    }
+    return try restrict(opened)
+  }
+
+  /// The size in bytes of each input a source reads, as shards weigh them: for a URL,
+  /// `databaseShareSize` when its format splits, else 0.
   public static func shareSizes(_ paths: [String]) throws -> [Int] {
     try paths.map { path in
       if path == "-" {
         throw GeoPipeError.usage(
           "standard input cannot be split into shards: give the input's path")
       }
-      if FeatureFormats.addressed(by: path) != nil { return 0 }
+      if let database = FeatureFormats.addressed(by: path) {
+        return database.openShare == nil ? 0 : databaseShareSize
+      }
       var info = stat()
       guard stat(path, &info) == 0 else {
         throw GeoPipeError(
@@ -48,6 +65,11 @@ extension FeatureReaders {
       return Int(info.st_size)
     }
   }
+
+  /// What a database input (a table) weighs, in bytes of files, when shares are cut.
+  ///
+  /// 1 GiB; the format maps its share onto its own units (a table's blocks).
+  public static let databaseShareSize = 1 << 30
 
   private static func isCompressed(_ path: String) throws -> Bool {
     let file = try FileRangeByteSource(path: path, range: 0..<2)

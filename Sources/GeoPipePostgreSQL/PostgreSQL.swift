@@ -39,7 +39,8 @@ public enum PostgreSQL {
         help: "PostgreSQL: insert or update (INSERT … ON CONFLICT) by this column, which the "
           + "table has a unique index on (one made with a new table)."),
       geometryColumn, fidColumn,
-    ])
+    ]
+  ).splitting(by: PostgreSQLReader.openShare)
 
   static let geometryColumn = FormatOption(
     "geometry-column", .string,

@@ -23,9 +23,11 @@ struct PostgreSQLQuery {
   /// statement: the geometry column (`geometryColumn`, else the first geometry or geography
   /// column) as EWKB in WGS84 (`ST_Transform` when its SRID is another), built-in scalar types
   /// as they are, and any other type as `to_jsonb` makes it (timestamps become ISO 8601
-  /// strings, numeric a JSON number, arrays arrays); `bbox` becomes a `&&` filter.
+  /// strings, numeric a JSON number, arrays arrays); `bbox` becomes a `&&` filter, ANDed with
+  /// `conditions` (on the source's columns as `q.name`), and the rows come in `order`.
   init(
-    connection: PostgreSQLConnection, source: String, geometryColumn: String?, bbox: BBox?
+    connection: PostgreSQLConnection, source: String, geometryColumn: String?, bbox: BBox?,
+    conditions: [String] = [], order: String? = nil
   ) throws {
     let prefix = "SELECT * FROM "
     let described: [(name: String, type: UInt32, modifier: Int32)]
@@ -57,7 +59,7 @@ struct PostgreSQLQuery {
       chosen = described.firstIndex { isSpatial($0.type) }
     }
     var select: [String] = []
-    var filter = ""
+    var conditions = conditions
     for (k, column) in described.enumerated() {
       let name = "q." + (try connection.quote(column.name))
       if k == chosen {
@@ -72,8 +74,8 @@ struct PostgreSQLQuery {
         select.append("ST_AsEWKB(\(wgs84))")
         columns.append((column.name, .geometry))
         if let bbox {
-          filter =
-            " WHERE " + Self.boxes(bbox).map { "\(wgs84) && \($0)" }.joined(separator: " OR ")
+          conditions.append(
+            "(" + Self.boxes(bbox).map { "\(wgs84) && \($0)" }.joined(separator: " OR ") + ")")
         }
       } else if let decoding = Self.builtIn[column.type] {
         select.append(name)
@@ -83,9 +85,10 @@ struct PostgreSQLQuery {
         columns.append((column.name, .jsonb))
       }
     }
+    let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
     copy =
-      "COPY (SELECT \(select.joined(separator: ", ")) FROM \(source) AS q\(filter)) "
-      + "TO STDOUT (FORMAT binary)"
+      "COPY (SELECT \(select.joined(separator: ", ")) FROM \(source) AS q\(filter)"
+      + "\(order.map { " ORDER BY \($0)" } ?? "")) TO STDOUT (FORMAT binary)"
   }
 
   /// The SRID in a PostGIS geometry type modifier (PostGIS's `TYPMOD_GET_SRID`); nil when

@@ -14,7 +14,9 @@ final class PostgreSQLReader: FeatureReader {
   let skippedCount = 0
   var collectionMembers: JSONObject { JSONObject() }
 
-  init(url: String, options: ReadOptions) throws {
+  /// Opens the table or query the options name; with `share`, only one shard's share of it
+  /// (see `PostgreSQLShare`).
+  init(url: String, options: ReadOptions, share: InputShare? = nil) throws {
     let name = PostgreSQL.redacted(url)
     self.name = name
     let values = options.formatOptions
@@ -26,10 +28,12 @@ final class PostgreSQLReader: FeatureReader {
     }
     self.connection = connection
     let source: String
+    var isTable = false
     switch (values.string("table") ?? options.layer, values.string("sql")) {
     case (let table?, nil):
       do {
         source = try connection.quote(table: try PostgreSQL.tableName(table))
+        isTable = true
       } catch let error as PostgreSQLError {
         throw GeoPipeError("cannot read \(name): \(error)", status: .noInput)
       }
@@ -43,9 +47,17 @@ final class PostgreSQLReader: FeatureReader {
       throw GeoPipeError.usage("PostgreSQL: give --table NAME or --sql \"SELECT …\" to read")
     }
     do {
+      let order = isTable ? try PostgreSQLShare.order(of: source, connection: connection) : nil
+      var conditions: [String] = []
+      if let share, order != nil {
+        conditions = try PostgreSQLShare.conditions(share, table: source, connection: connection)
+      } else if let share, !share.readsWhole {
+        conditions = ["false"]
+      }
       let query = try PostgreSQLQuery(
         connection: connection, source: source,
-        geometryColumn: values.string("geometry-column"), bbox: options.bbox)
+        geometryColumn: values.string("geometry-column"), bbox: options.bbox,
+        conditions: conditions, order: order)
       let fidIndex = values.string("fid-column").flatMap { fid in
         query.columns.firstIndex { $0.name == fid }
       }
@@ -58,6 +70,21 @@ final class PostgreSQLReader: FeatureReader {
     } catch let error as PostgreSQLError {
       throw GeoPipeError("cannot read \(name): \(error)", status: .noInput)
     }
+  }
+
+  /// Opens a shard's share of a table (`PostgreSQLShare`); a query is read whole by the shard
+  /// whose share holds its start, and the others do not connect.
+  @Sendable
+  static func openShare(_ url: String, options: ReadOptions, share: InputShare) throws
+    -> any FeatureReader
+  {
+    let values = options.formatOptions
+    if values.string("sql") != nil, values.string("table") ?? options.layer == nil,
+      !share.readsWhole
+    {
+      return EmptyFeatureReader()
+    }
+    return try PostgreSQLReader(url: url, options: options, share: share)
   }
 
   func next() throws -> Feature? {

@@ -29,18 +29,18 @@ final class ShapefileBatches {
     }
   }
 
-  /// The next feature; `index` is the next record to read.
-  func next(table: ShapefileTable, index: inout Int) throws -> Feature? {
-    try decoding.next { cut(table, &index) }
+  /// The next feature; `index` is the next record to read, `end` the record after the last.
+  func next(table: ShapefileTable, index: inout Int, end: Int) throws -> Feature? {
+    try decoding.next { cut(table, &index, end: end) }
   }
 
-  private func cut(_ table: ShapefileTable, _ index: inout Int)
+  private func cut(_ table: ShapefileTable, _ index: inout Int, end: Int)
     -> (batch: Batch?, failure: (any Error)?)
   {
     var batch = Batch()
     var failure: (any Error)?
     do {
-      while batch.records.count < batchRecords && index < table.count {
+      while batch.records.count < batchRecords && index < end {
         let record = index
         index += 1
         guard let bytes = try table.dbfRecord(record) else { continue }

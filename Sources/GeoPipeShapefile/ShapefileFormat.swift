@@ -21,7 +21,8 @@ extension FeatureFormat {
         "truncate-strings", .flag,
         help: "Shapefile: cut text longer than dBASE's 254 bytes instead of stopping with an "
           + "error."),
-    ])
+    ]
+  ).splitting(by: ShapefileFormat.openShare)
 }
 
 /// Opening shapefiles, and zip archives that hold them.
@@ -44,6 +45,21 @@ enum ShapefileFormat {
       throw GeoPipeError.usage("\(input.name) has one layer, '\(layerName(path))', not '\(layer)'")
     }
     return try ShapefileReader(path: path, name: input.name, options: options)
+  }
+
+  /// Opens the records of a shard's share: the `k`th of the `n` records is at position
+  /// `k · size / n` (`InputShare.records(count:)`), read by seeking (the `.shx` gives each
+  /// shape's offset, `.dbf` records have a fixed size).
+  ///
+  /// A zip archive splits too: each shard extracts the layer's files and reads its records.
+  @Sendable
+  static func openShare(_ path: String, options: ReadOptions, share: InputShare) throws
+    -> any FeatureReader
+  {
+    try FeatureReaders.openShare(path, options: options, share: share, as: ShapefileReader.self) {
+      $0.restrict(to: share.records(count: $0.recordCount))
+      return $0
+    }
   }
 
   static func layers(_ input: FormatInput, options: ReadOptions) throws -> [LayerInfo] {

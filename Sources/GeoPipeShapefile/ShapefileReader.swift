@@ -17,6 +17,8 @@ final class ShapefileReader: FeatureReader {
   private let table: ShapefileTable
   private let options: ReadOptions
   private var index = 0
+  /// The record after the last one to read.
+  private var end: Int
   /// The extracted copy of a zip archive's members, removed when the reader goes.
   private let folder: TemporaryFolder?
   private(set) var skippedCount = 0
@@ -29,6 +31,7 @@ final class ShapefileReader: FeatureReader {
     table = try ShapefileTable(path: path, name: name, diagnostics: options.diagnostics)
     self.options = options
     self.folder = folder
+    end = table.count
     if options.threads > 1, options.onError == .fail, let decoder = table.decoder {
       batches = ShapefileBatches(workers: options.threads, decoder: decoder, name: name)
     }
@@ -36,15 +39,25 @@ final class ShapefileReader: FeatureReader {
 
   var collectionMembers: JSONObject { JSONObject() }
 
+  /// The number of records (deleted ones included).
+  var recordCount: Int { table.count }
+
+  /// Reads only `records` (record numbers from 0): a shard's share, reached by seeking
+  /// through the `.shx` offsets and the `.dbf`'s fixed-size records.
+  func restrict(to records: Range<Int>) {
+    index = records.lowerBound
+    end = records.upperBound
+  }
+
   var declaredCRS: String? { table.crs }
 
   func next() throws -> Feature? {
     if let batches {
-      let feature = try batches.next(table: table, index: &index)
+      let feature = try batches.next(table: table, index: &index, end: end)
       if index > 0 { bytesRead = table.bytesRead(through: index - 1) }
       return feature
     }
-    while index < table.count {
+    while index < end {
       let record = index
       index += 1
       do {

@@ -46,7 +46,9 @@ struct PipelineCommand {
     for the file format.
     With --shard i/N it runs shard i of N (numbered from 0): each read stage reads its share
     of its inputs (GeoJSONSeq and CSV by byte ranges cut at record boundaries, a
-    FeatureCollection by where its features begin; other inputs whole, by one shard), the
+    FeatureCollection by where its features begin, FlatGeobuf and shapefiles by feature
+    number, GeoPackage tables by fid ranges, GeoParquet by row group, PostgreSQL tables by
+    block ranges; other inputs whole, by one shard), the
     stages that work feature by feature run on it, and the features that the rest of the
     pipeline needs are written as numbered parts beside its outputs (or in --parts). Run
     every shard, in any order and on any machines that see the same files, then 'geopipe
