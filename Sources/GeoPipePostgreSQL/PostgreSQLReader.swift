@@ -47,9 +47,12 @@ final class PostgreSQLReader: FeatureReader {
       throw GeoPipeError.usage("PostgreSQL: give --table NAME or --sql \"SELECT …\" to read")
     }
     do {
-      let order = isTable ? try PostgreSQLShare.order(of: source, connection: connection) : nil
+      let fixed = isTable ? try PostgreSQLShare.order(of: source, connection: connection) : nil
       var conditions: [String] = []
-      if let share, order != nil {
+      let order = try fixed.flatMap { order in
+        try PostgreSQLShare.sortedOrder(order, bbox: options.bbox, connection: connection)
+      }
+      if let share, fixed != nil {
         conditions = try PostgreSQLShare.conditions(share, table: source, connection: connection)
       } else if let share, !share.readsWhole {
         conditions = ["false"]

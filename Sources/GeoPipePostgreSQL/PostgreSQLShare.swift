@@ -5,9 +5,11 @@ import GeoPipeIO
 ///
 /// An ordinary table or materialized view stored in heap blocks (`pg_class.relkind` `r` or `m`,
 /// access method `heap`) is read in `ctid` order, the order of its blocks and of the rows in
-/// each, in one run and in every shard: a plain sequential scan may start in the middle of the
-/// table (`synchronize_seqscans`) or be split among parallel workers, so its order is not
-/// fixed. A shard's share is a range of the table's blocks: the `k`th of the
+/// each, in one run and in every shard. A sequential scan may start in the middle of the table
+/// (`synchronize_seqscans`) or be split among parallel workers, so the reading session turns
+/// both off: its sequential and TID range scans then return the rows in `ctid` order without a
+/// sort. With `--bbox`, where the planner may pick an index scan, the rows are sorted by
+/// `ctid`. A shard's share is a range of the table's blocks: the `k`th of the
 /// `pg_relation_size / block_size` blocks is at position `k · size / n`
 /// (`InputShare.records(count:)`), read with `ctid` bounds (a TID Range Scan from PostgreSQL 14
 /// on, which reads only those blocks); the share that holds the table's end has no upper bound.
@@ -22,6 +24,18 @@ enum PostgreSQLShare {
       "SELECT c.relkind IN ('r', 'm') AND a.amname = 'heap' FROM pg_class c "
         + "JOIN pg_am a ON a.oid = c.relam WHERE c.oid = to_regclass($1)", [table])
     return rows.first?.first == "t" ? "q.ctid" : nil
+  }
+
+  /// The `ORDER BY` a read of a heap table needs: none when no filter can make the planner
+  /// pick an index (the session's scans are then sequential or TID range scans, in `ctid`
+  /// order, once it has turned off synchronized and parallel scans), else `order`.
+  static func sortedOrder(_ order: String, bbox: BBox?, connection: PostgreSQLConnection)
+    throws(PostgreSQLError) -> String?
+  {
+    guard bbox == nil else { return order }
+    _ = try connection.execute("SET synchronize_seqscans = off")
+    _ = try connection.execute("SET max_parallel_workers_per_gather = 0")
+    return nil
   }
 
   /// The conditions on `q.ctid` that select a share's blocks of a heap table.
