@@ -41,6 +41,11 @@ public struct ShardPlan: Sendable {
   /// shard order are the first N features.
   public static let shardedThenMerged: Set<String> = ["head"]
 
+  /// The stages that run in each shard on its share, and whose sorted parts the merge reads
+  /// with a k-way merge (`SortedPartsReader`): ties go to the lower shard, whose features came
+  /// first in the input, which is the stable sort of all the features.
+  public static let sortedThenMerged: Set<String> = ["sort"]
+
   /// The plan split.
   public let plan: StagePlan
   /// How many shards.
@@ -67,7 +72,9 @@ public struct ShardPlan: Sendable {
       let map =
         if step.definition.role == .source {
           step.definition.name == "read"
-        } else if step.inputs.count != 1 || sides[step.inputs[0]] != .map {
+        } else if step.inputs.count != 1 || sides[step.inputs[0]] != .map
+          || Self.mergesShards(plan.steps[step.inputs[0]])
+        {
           false
         } else if Self.concatenatesRecords(step) {
           true
@@ -123,10 +130,17 @@ public struct ShardPlan: Sendable {
     return (given ?? FeatureFormats.writing(path)?.name) == "geojsonseq"
   }
 
+  /// Whether a step runs in each shard and again, or as a k-way merge, in the merge: its
+  /// features are only right once merged, so what reads them runs in the merge.
+  static func mergesShards(_ step: StagePlan.Step) -> Bool {
+    shardedThenMerged.contains(step.definition.name)
+      || sortedThenMerged.contains(step.definition.name)
+  }
+
   /// Whether a step works feature by feature (`simplify` only without a layer-wide
-  /// `--percentage` or `--shared-borders`).
+  /// `--percentage` or `--shared-borders`), or runs in each shard before the merge.
   static func mapsEachFeature(_ step: StagePlan.Step) -> Bool {
-    if shardedThenMerged.contains(step.definition.name) { return true }
+    if mergesShards(step) { return true }
     guard featureByFeature.contains(step.definition.name) else { return false }
     if step.definition.name == "simplify" {
       return !step.values.has("percentage") && !step.values.flag("shared-borders")
@@ -236,7 +250,8 @@ public struct ShardPlan: Sendable {
     try checkParts()
     for k in boundaries {
       let parts = try checkedParts(of: k)
-      var values = OptionValues()
+      let sorted = Self.sortedThenMerged.contains(plan.steps[k].definition.name)
+      var values = sorted ? plan.steps[k].values : OptionValues()
       values.set("path", .list(parts))
       if let crs = Self.outputCRS(of: k, in: passed) {
         values.set("crs", .string(crs))
@@ -245,7 +260,8 @@ public struct ShardPlan: Sendable {
       index[k] = steps.count
       steps.append(
         StagePlan.Step(
-          definition: ShardParts.reader, values: values, inputs: [], line: plan.steps[k].line))
+          definition: sorted ? ShardParts.sortedReader : ShardParts.reader, values: values,
+          inputs: [], line: plan.steps[k].line))
       if Self.shardedThenMerged.contains(plan.steps[k].definition.name) {
         var again = plan.steps[k]
         again.inputs = [steps.count - 1]
@@ -274,19 +290,45 @@ public struct ShardPlan: Sendable {
     return count
   }
 
+  /// The steps the merge runs: concatenated writes, map-side steps that run again or as a
+  /// k-way merge over the parts, then the merge side, in step order.
+  public var mergeSteps: [Int] {
+    plan.steps.indices.filter { k in
+      sides[k] == .merge || concatenated.contains(k)
+        || (boundaries.contains(k) && Self.mergesShards(plan.steps[k]))
+    }
+  }
+
   /// What the merge does with a merge-side step's input, in a few words for `geopipe plan`.
   public func mergeDescription(of k: Int) -> String {
     let step = plan.steps[k]
     let name = step.definition.name
     if concatenated.contains(k) { return "concatenates the bytes of the shards' parts" }
+    if Self.sortedThenMerged.contains(name) && sides[k] == .map {
+      return "k-way merge of the shards' sorted parts (ties to the lower shard)"
+    }
+    if Self.shardedThenMerged.contains(name) && sides[k] == .map {
+      return "again, over the shards' features in shard order"
+    }
     if step.definition.role == .source {
       return "a source that does not split: read once, by the merge"
     }
-    let reduce = "a single reduce over the shards' features, concatenated in shard order"
+    let sortedInput = step.inputs.count == 1 && sides[step.inputs[0]] == .map
+      && Self.sortedThenMerged.contains(plan.steps[step.inputs[0]].definition.name)
+    let features =
+      sortedInput
+      ? "the k-way merge of the shards' sorted parts"
+      : "the shards' features, concatenated in shard order"
+    let reduce = "a single reduce over " + features
+    if step.inputs.count == 1, Self.mapsEachFeature(step) {
+      return "runs in the merge, feature by feature, over " + features
+    }
     if !step.inputs.isEmpty, step.inputs.allSatisfy({ sides[$0] == .merge }) {
       return "runs after a merge step"
     }
     switch name {
+    case "write" where sortedInput:
+      return "writes the k-way merge of the shards' sorted parts"
     case "write":
       return "writes the shards' features concatenated in shard order"
     case "cluster":

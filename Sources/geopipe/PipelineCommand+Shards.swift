@@ -121,14 +121,8 @@ extension PipelineCommand {
           + split.partPath(of: k, shard: split.count - 1))
     }
     lines += ["", "merge, once all shards are done: geopipe merge \(path) --shards \(split.count)"]
-    for k in split.concatenated {
+    for k in split.mergeSteps {
       lines.append("  " + stepName(steps[k]) + ": " + split.mergeDescription(of: k))
-    }
-    for k in split.boundaries where ShardPlan.shardedThenMerged.contains(steps[k].definition.name) {
-      lines.append("  " + stepName(steps[k]) + ": again, over the shards' features in shard order")
-    }
-    for (k, step) in steps.enumerated() where split.sides[k] == .merge {
-      lines.append("  " + stepName(step) + ": " + split.mergeDescription(of: k))
     }
     return lines.joined(separator: "\n") + "\n"
   }
@@ -140,7 +134,7 @@ extension PipelineCommand {
       object.appendUnchecked("step", .integer(Int64(k + 1)))
       if let line = steps[k].line { object.appendUnchecked("line", .integer(Int64(line))) }
       object.appendUnchecked("stage", .string(steps[k].definition.name))
-      if split.sides[k] == .merge || split.concatenated.contains(k) {
+      if split.mergeSteps.contains(k) {
         object.appendUnchecked("merge", .string(split.mergeDescription(of: k)))
       }
       return .object(object)
@@ -169,9 +163,7 @@ extension PipelineCommand {
         (["geopipe", "merge", path, "--shards", "\(split.count)"] + extra).map { .string($0) }))
     merge.appendUnchecked(
       "steps",
-      .array(
-        steps.indices.filter { split.sides[$0] == .merge || split.concatenated.contains($0) }
-          .map(step)))
+      .array(split.mergeSteps.map(step)))
     var map = JSONObject()
     map.appendUnchecked("steps", .array(steps.indices.filter { split.sides[$0] == .map }.map(step)))
     map.appendUnchecked("shards", .array(shards))
