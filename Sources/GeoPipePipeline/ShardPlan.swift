@@ -320,11 +320,11 @@ public struct ShardPlan: Sendable {
       ? "the k-way merge of the shards' sorted parts"
       : "the shards' features, concatenated in shard order"
     let reduce = "a single reduce over " + features
-    if step.inputs.count == 1, Self.mapsEachFeature(step) {
-      return "runs in the merge, feature by feature, over " + features
-    }
     if !step.inputs.isEmpty, step.inputs.allSatisfy({ sides[$0] == .merge }) {
       return "runs after a merge step"
+    }
+    if step.inputs.count == 1, Self.mapsEachFeature(step) {
+      return "runs in the merge, feature by feature, over " + features
     }
     switch name {
     case "write" where sortedInput:
