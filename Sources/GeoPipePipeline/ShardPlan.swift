@@ -57,6 +57,10 @@ public struct ShardPlan: Sendable {
   /// The map-side `write` steps, of GeoJSONSeq: each shard writes its records to a part with
   /// the step's own options, and the merge concatenates the parts' bytes into the output.
   public let concatenated: [Int]
+  /// The map-side `tiles` steps whose tiles depend on each feature alone
+  /// (`ShardedTiles.singleReduceReason`): each shard writes a tileset part with the step's own
+  /// options, and the merge joins the parts in shard order into the output, as `tiles join`.
+  public let joined: [Int]
   private let partPrefixes: [Int: String]
   private let partExtensions: [Int: String]
 
@@ -68,6 +72,7 @@ public struct ShardPlan: Sendable {
     self.count = count
     var sides: [Side] = []
     var concatenated: [Int] = []
+    var joined: [Int] = []
     for (k, step) in plan.steps.enumerated() {
       let map =
         if step.definition.role == .source {
@@ -76,16 +81,19 @@ public struct ShardPlan: Sendable {
           || Self.mergesShards(plan.steps[step.inputs[0]])
         {
           false
-        } else if Self.concatenatesRecords(step) {
+        } else if Self.concatenatesRecords(step) || Self.joinsTiles(step) {
           true
         } else {
           Self.mapsEachFeature(step)
         }
-      if map && step.definition.role == .sink { concatenated.append(k) }
+      if map && step.definition.role == .sink {
+        if Self.joinsTiles(step) { joined.append(k) } else { concatenated.append(k) }
+      }
       sides.append(map ? .map : .merge)
     }
     self.sides = sides
     self.concatenated = concatenated
+    self.joined = joined
     let consumers = plan.consumers()
     boundaries = plan.steps.indices.filter { k in
       sides[k] == .map && plan.steps[k].definition.role != .sink
@@ -93,9 +101,12 @@ public struct ShardPlan: Sendable {
     }
     var prefixes: [Int: String] = [:]
     var extensions: [Int: String] = [:]
-    for k in concatenated {
+    for k in concatenated + joined {
       let path = plan.steps[k].values.string("path") ?? ""
-      extensions[k] = FeatureFormats.fileExtension(of: path) ?? "geojsonl"
+      extensions[k] =
+        joined.contains(k)
+        ? (path.lowercased().hasSuffix(".mbtiles") ? "mbtiles" : "pmtiles")
+        : FeatureFormats.fileExtension(of: path) ?? "geojsonl"
       prefixes[k] = Self.prefix(in: partsFolder, beside: path, step: k)
     }
     for k in boundaries {
@@ -137,6 +148,11 @@ public struct ShardPlan: Sendable {
       || sortedThenMerged.contains(step.definition.name)
   }
 
+  /// Whether a step is a `tiles` whose tiles depend on each feature alone.
+  static func joinsTiles(_ step: StagePlan.Step) -> Bool {
+    step.definition.name == "tiles" && ShardedTiles.singleReduceReason(step.values) == nil
+  }
+
   /// Whether a step works feature by feature (`simplify` only without a layer-wide
   /// `--percentage` or `--shared-borders`), or runs in each shard before the merge.
   static func mapsEachFeature(_ step: StagePlan.Step) -> Bool {
@@ -171,7 +187,7 @@ public struct ShardPlan: Sendable {
 
   /// Checks that every part the merge needs is there.
   public func checkParts() throws {
-    for k in concatenated + boundaries { _ = try checkedParts(of: k) }
+    for k in concatenated + joined + boundaries { _ = try checkedParts(of: k) }
   }
 
   /// Concatenates the parts of each concatenated `write` into its output, committed
@@ -201,6 +217,19 @@ public struct ShardPlan: Sendable {
     }
   }
 
+  /// Joins the tileset parts of each joined `tiles` into its output, committed atomically;
+  /// returns each output's path and tile count.
+  public func joinTiles(threads: Int, report: @escaping @Sendable (ReadDiagnostic) -> Void)
+    throws -> [(path: String, tiles: Int)]
+  {
+    try joined.map { k in
+      let values = plan.steps[k].values
+      let tiles = try ShardedTiles.join(
+        values, parts: checkedParts(of: k), threads: threads, report: report)
+      return (values.string("path") ?? "", tiles)
+    }
+  }
+
   /// The plan a shard runs: the map side, concatenated writes writing their parts.
   public func mapPlan(shard: Int) -> StagePlan {
     var steps: [StagePlan.Step] = []
@@ -209,6 +238,8 @@ public struct ShardPlan: Sendable {
       var copy = step
       if concatenated.contains(k) {
         copy.values.set("path", .string(partPath(of: k, shard: shard)))
+      } else if joined.contains(k) {
+        copy.values = ShardedTiles.partValues(step.values, path: partPath(of: k, shard: shard))
       }
       copy.inputs = step.inputs.compactMap { index[$0] }
       index[k] = steps.count
@@ -294,7 +325,7 @@ public struct ShardPlan: Sendable {
   /// k-way merge over the parts, then the merge side, in step order.
   public var mergeSteps: [Int] {
     plan.steps.indices.filter { k in
-      sides[k] == .merge || concatenated.contains(k)
+      sides[k] == .merge || concatenated.contains(k) || joined.contains(k)
         || (boundaries.contains(k) && Self.mergesShards(plan.steps[k]))
     }
   }
@@ -304,6 +335,9 @@ public struct ShardPlan: Sendable {
     let step = plan.steps[k]
     let name = step.definition.name
     if concatenated.contains(k) { return "concatenates the bytes of the shards' parts" }
+    if joined.contains(k) {
+      return "tiles join of the shards' tilesets (a tile's features from shard 0 first)"
+    }
     if Self.sortedThenMerged.contains(name) && sides[k] == .map {
       return "k-way merge of the shards' sorted parts (ties to the lower shard)"
     }
@@ -331,6 +365,9 @@ public struct ShardPlan: Sendable {
       return "writes the k-way merge of the shards' sorted parts"
     case "write":
       return "writes the shards' features concatenated in shard order"
+    case "tiles":
+      let why = ShardedTiles.singleReduceReason(step.values).map { " (\($0))" } ?? ""
+      return reduce + why
     case "cluster":
       return reduce
         + " (supercluster's greedy clustering visits points in input order, so no split of it "

@@ -68,6 +68,12 @@ extension PipelineCommand {
         for (path, records) in try split.concatenate() where !quiet {
           Terminal.printError("wrote \(path): \(records) feature\(records == 1 ? "" : "s")")
         }
+        let context = Command.context(quiet: quiet)
+        for (path, tiles) in try split.joinTiles(
+          threads: Command.threads, report: context.diagnostics) where !quiet
+        {
+          Terminal.printError("wrote \(path): \(tiles) tile\(tiles == 1 ? "" : "s")")
+        }
         return 0
       default:
         guard let shard else { return ExitStatus.usage.rawValue }
@@ -108,7 +114,7 @@ extension PipelineCommand {
     for (k, step) in steps.enumerated() where split.sides[k] == .map {
       var text = "  " + stepName(step)
       if step.definition.role == .source { text += "  (its share of each input)" }
-      if split.concatenated.contains(k) {
+      if split.concatenated.contains(k) || split.joined.contains(k) {
         text +=
           "  (to part \(split.partPath(of: k, shard: 0)) … "
           + split.partPath(of: k, shard: split.count - 1) + ")"
@@ -152,8 +158,9 @@ extension PipelineCommand {
       object.appendUnchecked(
         "parts",
         .array(
-          (split.concatenated + split.boundaries).map { .string(split.partPath(of: $0, shard: i)) }
-        ))
+          (split.concatenated + split.joined + split.boundaries).map {
+            .string(split.partPath(of: $0, shard: i))
+          }))
       return .object(object)
     }
     var merge = JSONObject()

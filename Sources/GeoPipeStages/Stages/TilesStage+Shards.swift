@@ -1,0 +1,74 @@
+import Foundation
+import GeoPipeCore
+import GeoPipeIO
+import GeoPipeStageKit
+import GeoPipeTiles
+
+/// `tiles` in shards: when each feature's tiles depend on it alone, every shard builds a
+/// tileset of its features and the merge joins them, in shard order, as `tiles join` does.
+///
+/// A tile then holds the features of shard 0 first, then those of shard 1, …: the features
+/// one run puts in it, in the same order (one run writes a tile's features in input order).
+public enum ShardedTiles {
+  /// Why a `tiles` step with these options must see every feature at once, or nil when each
+  /// feature's tiles depend on it alone.
+  public static func singleReduceReason(_ values: OptionValues) -> String? {
+    if let strategy = TileDropStrategy.allCases.first(where: { values.flag($0.rawValue) }) {
+      return "--\(strategy.rawValue) weighs the features of a zoom against each other"
+    }
+    if values.has("base-zoom") || values.has("drop-rate") {
+      return "point thinning (--base-zoom, --drop-rate) spreads over all the points"
+    }
+    if values.string("max-zoom") == "g" {
+      return "--max-zoom g is guessed from the spacing of all the features"
+    }
+    if values.has("include") || values.has("exclude") || !values.pairs("attribute-type").isEmpty {
+      return "the properties --include, --exclude and --attribute-type name are checked "
+        + "against all the features"
+    }
+    return nil
+  }
+
+  /// The options of shard `shard`'s part: written to `path`, with the layer and tileset names
+  /// the output's path gives, and no size check (the merge checks the joined tiles).
+  public static func partValues(_ values: OptionValues, path: String) -> OptionValues {
+    var part = values
+    let output = values.string("path") ?? ""
+    let layer =
+      values.string("layer")
+      ?? URL(fileURLWithPath: output).deletingPathExtension().lastPathComponent
+    part.set("path", .string(path))
+    part.set("layer", .string(layer))
+    part.set("name", .string(values.string("name") ?? layer))
+    part.set("no-tile-size-limit", .flag(true))
+    return part
+  }
+
+  /// Joins the shards' `parts` (in shard order) into the output of the `tiles` step with
+  /// options `values`, committed when complete; warns of joined tiles over the size limits as
+  /// the stage does. Returns how many tiles were written.
+  public static func join(
+    _ values: OptionValues, parts: [String], threads: Int,
+    report: @escaping @Sendable (ReadDiagnostic) -> Void
+  ) throws -> Int {
+    let output = values.string("path") ?? ""
+    let opened = try parts.map { try openTileset(path: $0) }
+    // A shard without a feature that has geometry wrote no layer and the whole world's
+    // bounds, which one run does only when no shard has such a feature.
+    let inputs = opened.filter { !$0.metadata.vectorLayers.isEmpty }
+    var joiner = TilesetJoiner()
+    var options = TilerOptions()
+    try TilesOptions.apply(values, to: &options)
+    joiner.limits = options.limits
+    joiner.threads = threads
+    let writer = try makeTilesetWriter(path: output)
+    let summary = try joiner.join(
+      inputs.isEmpty ? Array(opened.prefix(1)) : inputs, into: writer, name: nil)
+    for warning in TilesStage.limitWarnings(
+      summary.oversized, strategy: nil, guessesMaxZoom: false)
+    {
+      report(warning)
+    }
+    return summary.tiles
+  }
+}
