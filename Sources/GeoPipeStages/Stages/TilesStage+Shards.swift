@@ -61,6 +61,13 @@ public enum ShardedTiles {
     try TilesOptions.apply(values, to: &options)
     joiner.limits = options.limits
     joiner.threads = threads
+    joiner.ordersLayers = true
+    joiner.bounds = try parts.compactMap(readBounds(of:)).reduce(nil) { union, box in
+      guard let union else { return box }
+      return BBox(
+        west: min(union.west, box.west), south: min(union.south, box.south),
+        east: max(union.east, box.east), north: max(union.north, box.north))
+    }
     let writer = try makeTilesetWriter(path: output)
     let summary = try joiner.join(
       inputs.isEmpty ? Array(opened.prefix(1)) : inputs, into: writer, name: nil)
@@ -70,5 +77,37 @@ public enum ShardedTiles {
       report(warning)
     }
     return summary.tiles
+  }
+
+  /// Where a part's exact bounds are kept: its format rounds those in its metadata.
+  static func boundsPath(of part: String) -> String { part + ".bounds.json" }
+
+  /// Keeps beside a shard's part the exact bounds of its metadata (`null`: no feature had
+  /// geometry).
+  static func writeBounds(_ box: BBox?, beside part: String) throws {
+    let value: JSONValue =
+      box.map { .array([.double($0.west), .double($0.south), .double($0.east), .double($0.north)]) }
+      ?? .null
+    var text = JSONTextWriter()
+    text.writeValue(value)
+    let file = try OutputFile(path: boundsPath(of: part))
+    do {
+      try text.bytes.withUnsafeBytes { try file.write($0) }
+      try file.commit()
+    } catch {
+      file.abort()
+      throw error
+    }
+  }
+
+  /// The exact bounds kept beside a part, nil when no feature of it had geometry.
+  private static func readBounds(of part: String) throws -> BBox? {
+    let path = boundsPath(of: part)
+    guard case .array(let values) = try JSONText.parse(contentsOf: path) else { return nil }
+    let numbers = values.compactMap(\.numberValue)
+    guard numbers.count == 4 else {
+      throw GeoPipeError("\(path): expected the bounds of a shard's tiles", status: .dataError)
+    }
+    return BBox(west: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
   }
 }
