@@ -357,7 +357,7 @@ public struct ShardPlan: Sendable {
     if !step.inputs.isEmpty, step.inputs.allSatisfy({ sides[$0] == .merge }) {
       return "runs after a merge step"
     }
-    if step.inputs.count == 1, Self.mapsEachFeature(step) {
+    if step.inputs.count == 1, Self.featureByFeature.contains(name) {
       return "runs in the merge, feature by feature, over " + features
     }
     switch name {
