@@ -347,7 +347,8 @@ public struct ShardPlan: Sendable {
     if step.definition.role == .source {
       return "a source that does not split: read once, by the merge"
     }
-    let sortedInput = step.inputs.count == 1 && sides[step.inputs[0]] == .map
+    let sortedInput =
+      step.inputs.count == 1 && sides[step.inputs[0]] == .map
       && Self.sortedThenMerged.contains(plan.steps[step.inputs[0]].definition.name)
     let features =
       sortedInput

@@ -42,7 +42,8 @@ struct ShardTests {
     }
     let metadata = try JSONSerialization.data(
       withJSONObject: object["metadata"] ?? [:], options: [.sortedKeys])
-    return (decode.out, String(decoding: metadata, as: UTF8.self) + " " + zooms.joined(separator: " "))
+    let text = String(decoding: metadata, as: UTF8.self)
+    return (decode.out, text + " " + zooms.joined(separator: " "))
   }
 
   /// Runs `pipeline` once and as `count` shards plus a merge, in `directory`, and expects the

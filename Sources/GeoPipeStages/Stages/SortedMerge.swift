@@ -105,6 +105,7 @@ public final class SortedPartsReader: FeatureReader {
     self.report = report
   }
 
+  /// The next feature in order; at the end, the check of the `--by` properties.
   public func next() throws -> Feature? {
     guard !ended else { return nil }
     guard let feature = try merge.next() else {
@@ -116,7 +117,9 @@ public final class SortedPartsReader: FeatureReader {
     return feature
   }
 
+  /// The bytes of the parts read so far.
   public var bytesRead: Int { parts.reduce(0) { $0 + $1.bytesRead } }
+  /// None: parts hold only features that were read well.
   public var skippedCount: Int { 0 }
   /// The first part's members that are not empty: every shard that read some of a
   /// FeatureCollection kept the same ones.

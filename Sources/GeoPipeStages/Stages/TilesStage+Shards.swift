@@ -44,9 +44,11 @@ public enum ShardedTiles {
     return part
   }
 
-  /// Joins the shards' `parts` (in shard order) into the output of the `tiles` step with
-  /// options `values`, committed when complete; warns of joined tiles over the size limits as
-  /// the stage does. Returns how many tiles were written.
+  /// Joins the shards' `parts` (in shard order) into the output of a `tiles` step.
+  ///
+  /// `values` are the step's options. The output is committed when complete; joined tiles
+  /// over the size limits are warned of as the stage does. Returns how many tiles were
+  /// written.
   public static func join(
     _ values: OptionValues, parts: [String], threads: Int,
     report: @escaping @Sendable (ReadDiagnostic) -> Void
@@ -86,7 +88,7 @@ public enum ShardedTiles {
   /// geometry).
   static func writeBounds(_ box: BBox?, beside part: String) throws {
     let value: JSONValue =
-      box.map { .array([.double($0.west), .double($0.south), .double($0.east), .double($0.north)]) }
+      box.map { box in .array([box.west, box.south, box.east, box.north].map(JSONValue.double)) }
       ?? .null
     var text = JSONTextWriter()
     text.writeValue(value)
