@@ -51,10 +51,14 @@ struct ShardMergeTests {
       - {input: points, sort: {by: name, desc: true}}
       - head: 17
       - write: {path: "${out}/last-names.geojsonl"}
+      - {input: points, head: 50}
+      - filter: {where: "k < 20 or k > 30"}
+      - write: {path: "${out}/head-filtered.geojsonl"}
     """
 
   /// Sorts by a string with ties and missing values, by numbers descending, along the
-  /// Hilbert curve, then filtered or cut by head: byte-identical at every shard count.
+  /// Hilbert curve, then filtered or cut by head, and a head then filtered: byte-identical
+  /// at every shard count.
   @Test func sortMergesTheShardsSortedParts() throws {
     try withTemporaryDirectory { directory in
       try Data(Self.points.utf8).write(to: directory.appendingPathComponent("points.geojsonl"))
