@@ -177,7 +177,10 @@ public struct ShardPlan: Sendable {
   /// The parts of every shard, or an error naming the first that is missing.
   func checkedParts(of step: Int) throws -> [String] {
     let parts = (0..<count).map { partPath(of: step, shard: $0) }
-    for (shard, part) in parts.enumerated() where access(part, F_OK) != 0 {
+    for (shard, part) in parts.enumerated()
+    where access(part, F_OK) != 0
+      || (joined.contains(step) && access(ShardedTiles.boundsPath(of: part), F_OK) != 0)
+    {
       throw GeoPipeError(
         "\(part): the part of shard \(shard)/\(count) is missing: run "
           + "'geopipe run FILE --shard \(shard)/\(count)' first", status: .noInput)

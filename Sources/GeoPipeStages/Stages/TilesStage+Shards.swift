@@ -82,7 +82,7 @@ public enum ShardedTiles {
   }
 
   /// Where a part's exact bounds are kept: its format rounds those in its metadata.
-  static func boundsPath(of part: String) -> String { part + ".bounds.json" }
+  public static func boundsPath(of part: String) -> String { part + ".bounds.json" }
 
   /// Keeps beside a shard's part the exact bounds of its metadata (`null`: no feature had
   /// geometry).
@@ -105,6 +105,11 @@ public enum ShardedTiles {
   /// The exact bounds kept beside a part, nil when no feature of it had geometry.
   private static func readBounds(of part: String) throws -> BBox? {
     let path = boundsPath(of: part)
+    guard access(path, F_OK) == 0 else {
+      throw GeoPipeError(
+        "\(path): the bounds of a shard's tiles are missing: run its shard again",
+        status: .noInput)
+    }
     guard case .array(let values) = try JSONText.parse(contentsOf: path) else { return nil }
     let numbers = values.compactMap(\.numberValue)
     guard numbers.count == 4 else {

@@ -213,9 +213,10 @@ final class TilesStage: Stage {
             + "without geometry"))
     }
     do {
+      // Before the part is committed: a part is never without its bounds.
+      if writesPart { try ShardedTiles.writeBounds(tiler.metadataBounds, beside: path) }
       let summary = try tiler.write(
         to: writer, name: name, attribution: attribution, description: description)
-      if writesPart { try ShardedTiles.writeBounds(tiler.metadataBounds, beside: path) }
       reportLimits(summary)
     } catch {
       writer.abort()
