@@ -13,9 +13,12 @@ import Darwin
 ///
 /// The plan's steps fall on two sides. The map side holds the `read` stages, each shard reading
 /// its share of their inputs (`InputShare`), and the stages that work feature by feature
-/// downstream of them (`featureByFeature`) with a single input. Every other step is on the
-/// merge side: writers, stages that see all features (sort, head, dissolve, cluster, tiles,
-/// render, …), stages with several inputs, and what follows them. A map-side step whose
+/// downstream of them (`featureByFeature`) with a single input; `head` and `sort`, which the
+/// merge runs again over the shards' features or reads with a k-way merge; GeoJSONSeq writes,
+/// whose parts the merge concatenates; and `tiles` whose tiles depend on each feature alone,
+/// whose parts the merge joins. Every other step is on the merge side: other writers, stages
+/// that see all features (dissolve, cluster, other tiles, render, …), stages with several
+/// inputs, and what follows them (and what follows a head or sort). A map-side step whose
 /// features a merge-side step reads is a boundary: each shard writes its features to a
 /// numbered part (GeoJSONSeq, coordinates as they are), and the merge reads the parts of shards
 /// 0 to N-1 one after another, which is the stream of features the step emits in one run, in
