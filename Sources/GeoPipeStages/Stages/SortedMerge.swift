@@ -67,9 +67,9 @@ final class SortedMerge {
     var parent = start
     while true {
       var first = parent
-      for child in [2 * parent + 1, 2 * parent + 2] where child < heap.count {
-        if precedes(child, first) { first = child }
-      }
+      let left = 2 * parent + 1
+      if left < heap.count && precedes(left, first) { first = left }
+      if left + 1 < heap.count && precedes(left + 1, first) { first = left + 1 }
       guard first != parent else { return }
       heap.swapAt(parent, first)
       parent = first
