@@ -1,6 +1,7 @@
 import GeoPipeCore
 import GeoPipeIO
 import GeoPipeStageKit
+import GeoPipeStages
 
 #if canImport(Glibc)
 import Glibc
@@ -31,18 +32,37 @@ enum ShardParts {
           try FeatureWriters.open(path, format: .geoJSONSeq, options: options), path: path))
     })
 
+  /// The options of the part readers.
+  private static let readerOptions = [
+    OptionSpec("path", .path, required: true, variadic: true, help: "The parts, in order."),
+    OptionSpec("crs", .string, help: "The CRS of the parts' coordinates."),
+    OptionSpec("keep-crs", .flag, help: "Keep the coordinates in that CRS."),
+  ]
+
   /// Reads the parts of its `path` list one after another, coordinates as they are.
   static let reader = StageDefinition(
     name: "read", abstract: "Read the shards' parts.", discussion: "", examples: [],
-    options: [
-      OptionSpec("path", .path, required: true, variadic: true, help: "The parts, in order."),
-      OptionSpec("crs", .string, help: "The CRS of the parts' coordinates."),
-      OptionSpec("keep-crs", .flag, help: "Keep the coordinates in that CRS."),
-    ],
-    role: .source,
+    options: readerOptions, role: .source,
     make: { values, context in
       .source(PartsReader(values.list("path") ?? [], threads: context.threads))
     })
+
+  /// Reads the sorted parts of its `path` list (one per shard, in shard order) with a k-way
+  /// merge in the order of the `sort` options it also holds.
+  static let sortedReader = StageDefinition(
+    name: "read", abstract: "Merge the shards' sorted parts.", discussion: "", examples: [],
+    options: readerOptions + sortOptions, role: .source,
+    make: { values, context in
+      // One thread per part: the parts are read side by side.
+      let parts = (values.list("path") ?? []).map { PartsReader([$0], threads: 1) }
+      return .source(
+        try SortedPartsReader(parts, values: values, report: context.diagnostics))
+    })
+
+  /// The options of `sort`, which the merge of its sorted parts takes over.
+  private static var sortOptions: [OptionSpec] {
+    StageRegistry.definition(named: "sort")?.options ?? []
+  }
 }
 
 /// A stage that hands features to a writer, and keeps the collection members beside them.

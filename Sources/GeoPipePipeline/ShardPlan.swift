@@ -13,9 +13,12 @@ import Darwin
 ///
 /// The plan's steps fall on two sides. The map side holds the `read` stages, each shard reading
 /// its share of their inputs (`InputShare`), and the stages that work feature by feature
-/// downstream of them (`featureByFeature`) with a single input. Every other step is on the
-/// merge side: writers, stages that see all features (sort, head, dissolve, cluster, tiles,
-/// render, …), stages with several inputs, and what follows them. A map-side step whose
+/// downstream of them (`featureByFeature`) with a single input; `head` and `sort`, which the
+/// merge runs again over the shards' features or reads with a k-way merge; GeoJSONSeq writes,
+/// whose parts the merge concatenates; and `tiles` whose tiles depend on each feature alone,
+/// whose parts the merge joins. Every other step is on the merge side: other writers, stages
+/// that see all features (dissolve, cluster, other tiles, render, …), stages with several
+/// inputs, and what follows them (and what follows a head or sort). A map-side step whose
 /// features a merge-side step reads is a boundary: each shard writes its features to a
 /// numbered part (GeoJSONSeq, coordinates as they are), and the merge reads the parts of shards
 /// 0 to N-1 one after another, which is the stream of features the step emits in one run, in
@@ -41,6 +44,11 @@ public struct ShardPlan: Sendable {
   /// shard order are the first N features.
   public static let shardedThenMerged: Set<String> = ["head"]
 
+  /// The stages that run in each shard on its share, and whose sorted parts the merge reads
+  /// with a k-way merge (`SortedPartsReader`): ties go to the lower shard, whose features came
+  /// first in the input, which is the stable sort of all the features.
+  public static let sortedThenMerged: Set<String> = ["sort"]
+
   /// The plan split.
   public let plan: StagePlan
   /// How many shards.
@@ -52,6 +60,10 @@ public struct ShardPlan: Sendable {
   /// The map-side `write` steps, of GeoJSONSeq: each shard writes its records to a part with
   /// the step's own options, and the merge concatenates the parts' bytes into the output.
   public let concatenated: [Int]
+  /// The map-side `tiles` steps whose tiles depend on each feature alone
+  /// (`ShardedTiles.singleReduceReason`): each shard writes a tileset part with the step's own
+  /// options, and the merge joins the parts in shard order into the output, as `tiles join`.
+  public let joined: [Int]
   private let partPrefixes: [Int: String]
   private let partExtensions: [Int: String]
 
@@ -63,22 +75,28 @@ public struct ShardPlan: Sendable {
     self.count = count
     var sides: [Side] = []
     var concatenated: [Int] = []
+    var joined: [Int] = []
     for (k, step) in plan.steps.enumerated() {
       let map =
         if step.definition.role == .source {
           step.definition.name == "read"
-        } else if step.inputs.count != 1 || sides[step.inputs[0]] != .map {
+        } else if step.inputs.count != 1 || sides[step.inputs[0]] != .map
+          || Self.mergesShards(plan.steps[step.inputs[0]])
+        {
           false
-        } else if Self.concatenatesRecords(step) {
+        } else if Self.concatenatesRecords(step) || Self.joinsTiles(step) {
           true
         } else {
           Self.mapsEachFeature(step)
         }
-      if map && step.definition.role == .sink { concatenated.append(k) }
+      if map && step.definition.role == .sink {
+        if Self.joinsTiles(step) { joined.append(k) } else { concatenated.append(k) }
+      }
       sides.append(map ? .map : .merge)
     }
     self.sides = sides
     self.concatenated = concatenated
+    self.joined = joined
     let consumers = plan.consumers()
     boundaries = plan.steps.indices.filter { k in
       sides[k] == .map && plan.steps[k].definition.role != .sink
@@ -86,9 +104,12 @@ public struct ShardPlan: Sendable {
     }
     var prefixes: [Int: String] = [:]
     var extensions: [Int: String] = [:]
-    for k in concatenated {
+    for k in concatenated + joined {
       let path = plan.steps[k].values.string("path") ?? ""
-      extensions[k] = FeatureFormats.fileExtension(of: path) ?? "geojsonl"
+      extensions[k] =
+        joined.contains(k)
+        ? (path.lowercased().hasSuffix(".mbtiles") ? "mbtiles" : "pmtiles")
+        : FeatureFormats.fileExtension(of: path) ?? "geojsonl"
       prefixes[k] = Self.prefix(in: partsFolder, beside: path, step: k)
     }
     for k in boundaries {
@@ -123,10 +144,22 @@ public struct ShardPlan: Sendable {
     return (given ?? FeatureFormats.writing(path)?.name) == "geojsonseq"
   }
 
+  /// Whether a step runs in each shard and again, or as a k-way merge, in the merge: its
+  /// features are only right once merged, so what reads them runs in the merge.
+  static func mergesShards(_ step: StagePlan.Step) -> Bool {
+    shardedThenMerged.contains(step.definition.name)
+      || sortedThenMerged.contains(step.definition.name)
+  }
+
+  /// Whether a step is a `tiles` whose tiles depend on each feature alone.
+  static func joinsTiles(_ step: StagePlan.Step) -> Bool {
+    step.definition.name == "tiles" && ShardedTiles.singleReduceReason(step.values) == nil
+  }
+
   /// Whether a step works feature by feature (`simplify` only without a layer-wide
-  /// `--percentage` or `--shared-borders`).
+  /// `--percentage` or `--shared-borders`), or runs in each shard before the merge.
   static func mapsEachFeature(_ step: StagePlan.Step) -> Bool {
-    if shardedThenMerged.contains(step.definition.name) { return true }
+    if mergesShards(step) { return true }
     guard featureByFeature.contains(step.definition.name) else { return false }
     if step.definition.name == "simplify" {
       return !step.values.has("percentage") && !step.values.flag("shared-borders")
@@ -147,7 +180,10 @@ public struct ShardPlan: Sendable {
   /// The parts of every shard, or an error naming the first that is missing.
   func checkedParts(of step: Int) throws -> [String] {
     let parts = (0..<count).map { partPath(of: step, shard: $0) }
-    for (shard, part) in parts.enumerated() where access(part, F_OK) != 0 {
+    for (shard, part) in parts.enumerated()
+    where access(part, F_OK) != 0
+      || (joined.contains(step) && access(ShardedTiles.boundsPath(of: part), F_OK) != 0)
+    {
       throw GeoPipeError(
         "\(part): the part of shard \(shard)/\(count) is missing: run "
           + "'geopipe run FILE --shard \(shard)/\(count)' first", status: .noInput)
@@ -157,7 +193,7 @@ public struct ShardPlan: Sendable {
 
   /// Checks that every part the merge needs is there.
   public func checkParts() throws {
-    for k in concatenated + boundaries { _ = try checkedParts(of: k) }
+    for k in concatenated + joined + boundaries { _ = try checkedParts(of: k) }
   }
 
   /// Concatenates the parts of each concatenated `write` into its output, committed
@@ -187,6 +223,19 @@ public struct ShardPlan: Sendable {
     }
   }
 
+  /// Joins the tileset parts of each joined `tiles` into its output, committed atomically;
+  /// returns each output's path and tile count.
+  public func joinTiles(threads: Int, report: @escaping @Sendable (ReadDiagnostic) -> Void)
+    throws -> [(path: String, tiles: Int)]
+  {
+    try joined.map { k in
+      let values = plan.steps[k].values
+      let tiles = try ShardedTiles.join(
+        values, parts: checkedParts(of: k), threads: threads, report: report)
+      return (values.string("path") ?? "", tiles)
+    }
+  }
+
   /// The plan a shard runs: the map side, concatenated writes writing their parts.
   public func mapPlan(shard: Int) -> StagePlan {
     var steps: [StagePlan.Step] = []
@@ -195,6 +244,8 @@ public struct ShardPlan: Sendable {
       var copy = step
       if concatenated.contains(k) {
         copy.values.set("path", .string(partPath(of: k, shard: shard)))
+      } else if joined.contains(k) {
+        copy.values = ShardedTiles.partValues(step.values, path: partPath(of: k, shard: shard))
       }
       copy.inputs = step.inputs.compactMap { index[$0] }
       index[k] = steps.count
@@ -236,7 +287,8 @@ public struct ShardPlan: Sendable {
     try checkParts()
     for k in boundaries {
       let parts = try checkedParts(of: k)
-      var values = OptionValues()
+      let sorted = Self.sortedThenMerged.contains(plan.steps[k].definition.name)
+      var values = sorted ? plan.steps[k].values : OptionValues()
       values.set("path", .list(parts))
       if let crs = Self.outputCRS(of: k, in: passed) {
         values.set("crs", .string(crs))
@@ -245,7 +297,8 @@ public struct ShardPlan: Sendable {
       index[k] = steps.count
       steps.append(
         StagePlan.Step(
-          definition: ShardParts.reader, values: values, inputs: [], line: plan.steps[k].line))
+          definition: sorted ? ShardParts.sortedReader : ShardParts.reader, values: values,
+          inputs: [], line: plan.steps[k].line))
       if Self.shardedThenMerged.contains(plan.steps[k].definition.name) {
         var again = plan.steps[k]
         again.inputs = [steps.count - 1]
@@ -274,21 +327,54 @@ public struct ShardPlan: Sendable {
     return count
   }
 
+  /// The steps the merge runs: concatenated writes, map-side steps that run again or as a
+  /// k-way merge over the parts, then the merge side, in step order.
+  public var mergeSteps: [Int] {
+    plan.steps.indices.filter { k in
+      sides[k] == .merge || concatenated.contains(k) || joined.contains(k)
+        || (boundaries.contains(k) && Self.mergesShards(plan.steps[k]))
+    }
+  }
+
   /// What the merge does with a merge-side step's input, in a few words for `geopipe plan`.
   public func mergeDescription(of k: Int) -> String {
     let step = plan.steps[k]
     let name = step.definition.name
     if concatenated.contains(k) { return "concatenates the bytes of the shards' parts" }
+    if joined.contains(k) {
+      return "tiles join of the shards' tilesets (a tile's features from shard 0 first)"
+    }
+    if Self.sortedThenMerged.contains(name) && sides[k] == .map {
+      return "k-way merge of the shards' sorted parts (ties to the lower shard)"
+    }
+    if Self.shardedThenMerged.contains(name) && sides[k] == .map {
+      return "again, over the shards' features in shard order"
+    }
     if step.definition.role == .source {
       return "a source that does not split: read once, by the merge"
     }
-    let reduce = "a single reduce over the shards' features, concatenated in shard order"
+    let sortedInput =
+      step.inputs.count == 1 && sides[step.inputs[0]] == .map
+      && Self.sortedThenMerged.contains(plan.steps[step.inputs[0]].definition.name)
+    let features =
+      sortedInput
+      ? "the k-way merge of the shards' sorted parts"
+      : "the shards' features, concatenated in shard order"
+    let reduce = "a single reduce over " + features
     if !step.inputs.isEmpty, step.inputs.allSatisfy({ sides[$0] == .merge }) {
       return "runs after a merge step"
     }
+    if step.inputs.count == 1, Self.featureByFeature.contains(name) {
+      return "runs in the merge, feature by feature, over " + features
+    }
     switch name {
+    case "write" where sortedInput:
+      return "writes the k-way merge of the shards' sorted parts"
     case "write":
       return "writes the shards' features concatenated in shard order"
+    case "tiles":
+      let why = ShardedTiles.singleReduceReason(step.values).map { " (\($0))" } ?? ""
+      return reduce + why
     case "cluster":
       return reduce
         + " (supercluster's greedy clustering visits points in input order, so no split of it "

@@ -82,12 +82,24 @@ extension Tiler {
 
   // MARK: Metadata
 
+  /// The bounds the metadata gives, exactly: the features' box, its latitudes clamped to
+  /// Web Mercator's; nil when no feature had geometry (the metadata then gives the world's).
+  public var metadataBounds: BBox? {
+    bounds.isEmpty ? nil : Self.clamped(bounds)
+  }
+
+  /// `box` with its latitudes clamped to Web Mercator's.
+  private static func clamped(_ box: BBox) -> BBox {
+    var box = box
+    box.south = max(box.south, -WebMercator.maxLatitude)
+    box.north = min(box.north, WebMercator.maxLatitude)
+    return box
+  }
+
   func metadata(name: String, attribution: String, description: String) -> TilesetMetadata {
     let box =
-      bounds.isEmpty
-      ? BBox(west: -180, south: -85.051129, east: 180, north: 85.051129) : bounds
-    let clampedSouth = max(box.south, -WebMercator.maxLatitude)
-    let clampedNorth = min(box.north, WebMercator.maxLatitude)
+      metadataBounds
+      ?? Self.clamped(BBox(west: -180, south: -85.051129, east: 180, north: 85.051129))
     var json = JSONTextWriter()
     json.raw("{\"vector_layers\":[")
     for (k, layer) in layers.enumerated() {
@@ -113,7 +125,7 @@ extension Tiler {
     json.raw("}")
     return TilesetMetadata(
       name: name, description: description, attribution: attribution,
-      west: box.west, south: clampedSouth, east: box.east, north: clampedNorth,
+      west: box.west, south: box.south, east: box.east, north: box.north,
       minZoom: options.minZoom, maxZoom: options.maxZoom,
       json: String(decoding: json.bytes, as: UTF8.self))
   }

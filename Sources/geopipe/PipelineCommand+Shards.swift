@@ -68,6 +68,12 @@ extension PipelineCommand {
         for (path, records) in try split.concatenate() where !quiet {
           Terminal.printError("wrote \(path): \(records) feature\(records == 1 ? "" : "s")")
         }
+        let context = Command.context(quiet: quiet)
+        for (path, tiles) in try split.joinTiles(
+          threads: Command.threads, report: context.diagnostics) where !quiet
+        {
+          Terminal.printError("wrote \(path): \(tiles) tile\(tiles == 1 ? "" : "s")")
+        }
         return 0
       default:
         guard let shard else { return ExitStatus.usage.rawValue }
@@ -108,7 +114,7 @@ extension PipelineCommand {
     for (k, step) in steps.enumerated() where split.sides[k] == .map {
       var text = "  " + stepName(step)
       if step.definition.role == .source { text += "  (its share of each input)" }
-      if split.concatenated.contains(k) {
+      if split.concatenated.contains(k) || split.joined.contains(k) {
         text +=
           "  (to part \(split.partPath(of: k, shard: 0)) … "
           + split.partPath(of: k, shard: split.count - 1) + ")"
@@ -121,14 +127,8 @@ extension PipelineCommand {
           + split.partPath(of: k, shard: split.count - 1))
     }
     lines += ["", "merge, once all shards are done: geopipe merge \(path) --shards \(split.count)"]
-    for k in split.concatenated {
+    for k in split.mergeSteps {
       lines.append("  " + stepName(steps[k]) + ": " + split.mergeDescription(of: k))
-    }
-    for k in split.boundaries where ShardPlan.shardedThenMerged.contains(steps[k].definition.name) {
-      lines.append("  " + stepName(steps[k]) + ": again, over the shards' features in shard order")
-    }
-    for (k, step) in steps.enumerated() where split.sides[k] == .merge {
-      lines.append("  " + stepName(step) + ": " + split.mergeDescription(of: k))
     }
     return lines.joined(separator: "\n") + "\n"
   }
@@ -140,7 +140,7 @@ extension PipelineCommand {
       object.appendUnchecked("step", .integer(Int64(k + 1)))
       if let line = steps[k].line { object.appendUnchecked("line", .integer(Int64(line))) }
       object.appendUnchecked("stage", .string(steps[k].definition.name))
-      if split.sides[k] == .merge || split.concatenated.contains(k) {
+      if split.mergeSteps.contains(k) {
         object.appendUnchecked("merge", .string(split.mergeDescription(of: k)))
       }
       return .object(object)
@@ -158,8 +158,9 @@ extension PipelineCommand {
       object.appendUnchecked(
         "parts",
         .array(
-          (split.concatenated + split.boundaries).map { .string(split.partPath(of: $0, shard: i)) }
-        ))
+          (split.concatenated + split.joined + split.boundaries).map {
+            .string(split.partPath(of: $0, shard: i))
+          }))
       return .object(object)
     }
     var merge = JSONObject()
@@ -169,9 +170,7 @@ extension PipelineCommand {
         (["geopipe", "merge", path, "--shards", "\(split.count)"] + extra).map { .string($0) }))
     merge.appendUnchecked(
       "steps",
-      .array(
-        steps.indices.filter { split.sides[$0] == .merge || split.concatenated.contains($0) }
-          .map(step)))
+      .array(split.mergeSteps.map(step)))
     var map = JSONObject()
     map.appendUnchecked("steps", .array(steps.indices.filter { split.sides[$0] == .map }.map(step)))
     map.appendUnchecked("shards", .array(shards))

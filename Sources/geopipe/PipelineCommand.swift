@@ -59,18 +59,21 @@ struct PipelineCommand {
     Prints what 'run --shard' and 'merge' do for the file: the map side (the read stages,
     split by their inputs, and the stages that work feature by feature downstream of them:
     filter, select, style, geocode, reverse-geocode, simplify without --percentage or
-    --shared-borders, reproject, circle, buffer, join, clip, explode, and head, which runs
-    again in the merge), the parts each shard writes, and the merge side (writers, and as a
-    single reduce over the features of all shards in shard order: sort, dedupe, dissolve,
-    cluster, tiles, render, info and the rest).
+    --shared-borders, reproject, circle, buffer, join, clip, explode, head, which runs
+    again in the merge, and sort, whose sorted parts the merge reads with a k-way merge),
+    the parts each shard writes, and the merge side (writers; a tiles join of the shards'
+    tilesets for a tiles stage whose tiles depend on each feature alone; and as a single
+    reduce over the features of all shards in shard order: dedupe, dissolve, cluster, other
+    tiles, render, info and the rest, each with the reason when it is not obvious).
     --json prints the same for an engine that schedules the tasks: the commands to run, the
     parts of each shard, and each merge step.
     """,
     "merge": """
     Checks the file, checks that every shard's parts exist (exit 66 naming the first missing
-    one), then reads the parts in shard order and runs the merge side of the plan: writers
-    commit their outputs atomically, as one run does, and the outputs are byte for byte those
-    of 'geopipe run FILE'. The parts are left in place (remove them once the merge has
+    one), then reads the parts in shard order (sorted parts with a k-way merge) and runs the
+    merge side of the plan, and joins tileset parts: writers commit their outputs atomically,
+    as one run does, and the outputs are byte for byte those of 'geopipe run FILE' (tilesets:
+    the same features per tile and metadata). The parts are left in place (remove them once the merge has
     succeeded); merging again gives the same outputs.
     """,
     "check": """

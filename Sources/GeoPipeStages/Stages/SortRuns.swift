@@ -67,10 +67,10 @@ struct SortRuns {
       try mergeNewest(count, level: runs[runs.count - count].level + 1)
     }
     var iterator = memory.makeIterator()
-    var cursors = try runs.map { try MergeCursor(order: order, run: $0.file) }
-    cursors.append(try MergeCursor(order: order) { iterator.next() })
+    var sources = try runs.map { try Self.reader(of: $0.file) }
+    sources.append { iterator.next() }
     runs = []
-    try Self.merge(cursors, order: order, emit: emit)
+    try Self.merge(sources, order: order, emit: emit)
   }
 
   /// Closes and forgets every run.
@@ -79,11 +79,11 @@ struct SortRuns {
   }
 
   private mutating func mergeNewest(_ count: Int, level: Int) throws {
-    let cursors = try runs.suffix(count).map { try MergeCursor(order: order, run: $0.file) }
+    let sources = try runs.suffix(count).map { try Self.reader(of: $0.file) }
     runs.removeLast(count)
     let file = try SpillFile(directory: directory)
     let writer = GeoJSONSeqWriter(sink: file, options: Self.writeOptions)
-    try Self.merge(cursors, order: order) { try writer.write($0) }
+    try Self.merge(sources, order: order) { try writer.write($0) }
     try writer.finish()
     runs.append((level, file))
   }
@@ -96,19 +96,24 @@ struct SortRuns {
     return file
   }
 
-  /// Emits the features of sorted cursors in order; on a tie the earlier cursor's goes first.
-  private static func merge(_ cursors: [MergeCursor], order: SortOrder, emit: Emit) throws {
-    while true {
-      var best: MergeCursor?
-      for cursor in cursors {
-        guard let key = cursor.key else { continue }
-        if let chosen = best?.key, order.compare(key, chosen) >= 0 { continue }
-        best = cursor
-      }
-      guard let best, let feature = best.feature else { return }
-      try emit(feature)
-      try best.advance()
-    }
+  /// Emits the features of sorted sequences in order; on a tie the earlier sequence's goes
+  /// first.
+  private static func merge(
+    _ sources: [() throws -> Feature?], order: SortOrder, emit: Emit
+  ) throws {
+    let merge = try SortedMerge(order: order, sources: sources)
+    while let feature = try merge.next() { try emit(feature) }
+  }
+
+  /// Reads a run back from the start, exactly as written.
+  private static func reader(of run: SpillFile) throws -> () throws -> Feature? {
+    var options = ReadOptions()
+    // The features were checked when first read; read them back exactly as written.
+    options.checkRanges = false
+    let buffer = try InputBuffer(
+      source: SpillFileSource(run), name: "sort run", capacity: 1 << 16)
+    let reader = GeoJSONReader(buffer: buffer, options: options)
+    return { try reader.next() }
   }
 
   /// Features are written as they are: rings keep their winding, coordinates their digits.
@@ -117,36 +122,6 @@ struct SortRuns {
     options.rewind = false
     return options
   }()
-}
-
-/// The next feature of a sorted sequence, with its key.
-private final class MergeCursor {
-  private let order: SortOrder
-  private let next: () throws -> Feature?
-  private(set) var feature: Feature?
-  private(set) var key: [SortValue]?
-
-  init(order: SortOrder, next: @escaping () throws -> Feature?) throws {
-    self.order = order
-    self.next = next
-    try advance()
-  }
-
-  /// Reads a run back from the start.
-  convenience init(order: SortOrder, run: SpillFile) throws {
-    var options = ReadOptions()
-    // The features were checked when first read; read them back exactly as written.
-    options.checkRanges = false
-    let buffer = try InputBuffer(
-      source: SpillFileSource(run), name: "sort run", capacity: 1 << 16)
-    let reader = GeoJSONReader(buffer: buffer, options: options)
-    try self.init(order: order) { try reader.next() }
-  }
-
-  func advance() throws {
-    feature = try next()
-    key = feature.map(order.key(for:))
-  }
 }
 
 /// A temporary file without a name: created in a folder and unlinked at once, so that it goes

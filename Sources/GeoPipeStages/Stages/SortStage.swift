@@ -93,7 +93,10 @@ final class SortStage: Stage {
     strict: Bool = false, context: StageContext? = nil
   ) {
     order = SortOrder(properties: properties, descending: descending, hilbert: hilbert)
-    usage = PropertyUsage(stage: "sort", names: properties, strict: strict)
+    // A shard's share may lack a property the others have: the merge of the shards' sorted
+    // parts checks the names over all the features (`SortedPartsReader`).
+    usage = PropertyUsage(
+      stage: "sort", names: context?.shard == nil ? properties : [], strict: strict)
     report = context?.diagnostics ?? Self.ignore
     counters = context?.counters
     self.memoryBudget = memoryBudget

@@ -1,4 +1,5 @@
 import GeoPipeIO
+import GeoPipeMercator
 import GeoPipeStageKit
 import GeoPipeTiles
 
@@ -54,11 +55,23 @@ extension TilesStage {
           message: "tiles: \(plural(count, "value")) of '\(name)' could not be converted by "
             + "--attribute-type and were left out"))
     }
-    for (tile, violation) in summary.oversized.prefix(Self.namedOversizedTiles) {
-      report(ReadDiagnostic(severity: .warning, message: "tiles: \(violation.warning(tile: tile))"))
+    for warning in Self.limitWarnings(
+      summary.oversized, strategy: strategy, guessesMaxZoom: guessesMaxZoom)
+    {
+      report(warning)
     }
-    guard !summary.oversized.isEmpty else { return }
-    let more = summary.oversized.count - Self.namedOversizedTiles
+  }
+
+  /// The warnings for tiles over the limits: the first ones named, then a count and advice.
+  static func limitWarnings(
+    _ oversized: [(tile: TileID, violation: TileSizeViolation)], strategy: TileDropStrategy?,
+    guessesMaxZoom: Bool
+  ) -> [ReadDiagnostic] {
+    var warnings = oversized.prefix(Self.namedOversizedTiles).map { tile, violation in
+      ReadDiagnostic(severity: .warning, message: "tiles: \(violation.warning(tile: tile))")
+    }
+    guard !oversized.isEmpty else { return warnings }
+    let more = oversized.count - Self.namedOversizedTiles
     let advice =
       strategy == nil
       ? "map clients may not load them; use --drop-densest-as-needed (or another strategy), "
@@ -66,14 +79,17 @@ extension TilesStage {
       : guessesMaxZoom
         ? "the highest zoom keeps every feature; give a --max-zoom above the guessed one"
         : "the highest zoom keeps every feature; raise --max-zoom (or use --max-zoom g)"
-    report(
+    warnings.append(
       ReadDiagnostic(
         severity: .warning,
-        message: "tiles: \(plural(summary.oversized.count, "tile")) over the size limits"
+        message: "tiles: \(plural(oversized.count, "tile")) over the size limits"
           + (more > 0 ? " (\(more) more not named)" : "") + "; " + advice))
+    return warnings
   }
 
-  private func plural(_ count: Int, _ noun: String) -> String {
+  private static func plural(_ count: Int, _ noun: String) -> String {
     count == 1 ? "1 \(noun)" : "\(count) \(noun)s"
   }
+
+  private func plural(_ count: Int, _ noun: String) -> String { Self.plural(count, noun) }
 }

@@ -121,9 +121,12 @@ final class TilesStage: Stage {
   private var usage: PropertyUsage
   let strategy: TileDropStrategy?
   let guessesMaxZoom: Bool
+  /// Whether the stage writes a shard's part, whose exact bounds go beside it.
+  private let writesPart: Bool
 
   init(values: OptionValues, threads: Int, context: StageContext? = nil) throws {
     report = context?.diagnostics
+    writesPart = context?.shard != nil
     let path = values.string("path") ?? ""
     self.path = path
     // The option table's defaults are TilerOptions' own; an absent value keeps them.
@@ -210,6 +213,8 @@ final class TilesStage: Stage {
             + "without geometry"))
     }
     do {
+      // Before the part is committed: a part is never without its bounds.
+      if writesPart { try ShardedTiles.writeBounds(tiler.metadataBounds, beside: path) }
       let summary = try tiler.write(
         to: writer, name: name, attribution: attribution, description: description)
       reportLimits(summary)

@@ -1,0 +1,239 @@
+import Foundation
+import Testing
+
+/// Sharded `sort` (a k-way merge of the shards' sorted parts) and `tiles` (a join of the
+/// shards' tilesets): shards followed by a merge write what one run writes.
+@Suite("Sharded sort and tiles")
+struct ShardMergeTests {
+  /// A generator of the same numbers on every run (a 64-bit linear congruential generator).
+  struct Numbers {
+    var state: UInt64
+
+    mutating func next(_ bound: Int) -> Int {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Int((state >> 33) % UInt64(bound))
+    }
+  }
+
+  /// Points whose `name` has many ties, is missing or null, and whose `v` mixes integers,
+  /// decimals, numbers as strings, booleans and missing values.
+  static let points: String = {
+    var numbers = Numbers(state: 7)
+    let names = ["\"b\"", "\"a\"", "\"c\"", "\"10\"", "\"9\"", "\"Z\"", "\"\"", "null"]
+    let values = ["1", "2.5", "-3", "1000", "\"7\"", "true", "2.5"]
+    var text = ""
+    for k in 0..<240 {
+      var properties = "\"k\":\(k)"
+      if numbers.next(10) < 8 { properties += ",\"name\":\(names[numbers.next(names.count)])" }
+      if numbers.next(10) < 8 { properties += ",\"v\":\(values[numbers.next(values.count)])" }
+      let x = Double(numbers.next(80_000)) / 1000 - 40
+      let y = Double(numbers.next(60_000)) / 1000 - 30
+      text +=
+        "{\"type\":\"Feature\",\"properties\":{\(properties)},"
+        + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(x),\(y)]}}\n"
+    }
+    return text
+  }()
+
+  static let sortPipeline = """
+    version: 1
+    vars:
+      out: out
+    stages:
+      - {id: points, read: {path: points.geojsonl}}
+      - sort: {by: name}
+      - write: {path: "${out}/by-name.geojsonl"}
+      - {input: points, sort: {by: [v, name], desc: true}}
+      - write: {path: "${out}/by-v.geojson"}
+      - {input: points, sort: {by-hilbert: true, by: name}}
+      - filter: {where: "k > 10"}
+      - write: {path: "${out}/hilbert.csv"}
+      - {input: points, sort: {by: name, desc: true}}
+      - head: 17
+      - write: {path: "${out}/last-names.geojsonl"}
+      - {input: points, head: 50}
+      - filter: {where: "k < 20 or k > 30"}
+      - write: {path: "${out}/head-filtered.geojsonl"}
+    """
+
+  /// Sorts by a string with ties and missing values, by numbers descending, along the
+  /// Hilbert curve, then filtered or cut by head, and a head then filtered: byte-identical
+  /// at every shard count.
+  @Test func sortMergesTheShardsSortedParts() throws {
+    try withTemporaryDirectory { directory in
+      try Data(Self.points.utf8).write(to: directory.appendingPathComponent("points.geojsonl"))
+      try Data(Self.sortPipeline.utf8).write(to: directory.appendingPathComponent("sort.yaml"))
+      try ShardTests.expectShardsMatchOneRun(
+        "sort.yaml", counts: [1, 2, 3, 7], in: directory, root: directory)
+      let plan = try geopipe(["plan", "sort.yaml", "--shards", "3"], in: directory)
+      #expect(plan.status == 0, "\(plan)")
+      #expect(
+        plan.out.contains("line 6: sort: k-way merge of the shards' sorted parts"), "\(plan.out)")
+      #expect(plan.out.contains("line 11: filter: runs in the merge, feature by feature"))
+      let json = try geopipe(["plan", "sort.yaml", "--shards", "3", "--json"], in: directory)
+      let object = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+      let steps = (object?["merge"] as? [String: Any])?["steps"] as? [[String: Any]] ?? []
+      #expect(
+        steps.first?["merge"] as? String
+          == "k-way merge of the shards' sorted parts (ties to the lower shard)", "\(steps)")
+    }
+  }
+
+  /// A property only some shards' features have is no warning in the other shards; one that
+  /// no feature has fails the merge with --strict (exit 65), which writes nothing.
+  @Test func sortChecksItsPropertiesOverAllTheShards() throws {
+    try withTemporaryDirectory { directory in
+      var text = ""
+      for k in 0..<30 {
+        let properties = k == 29 ? "{\"rare\":1}" : "{\"k\":\(k)}"
+        text += "{\"type\":\"Feature\",\"properties\":\(properties),\"geometry\":null}\n"
+      }
+      try Data(text.utf8).write(to: directory.appendingPathComponent("few.geojsonl"))
+      for (name, by) in [("rare", "rare"), ("typo", "[rare, raer]")] {
+        let pipeline = """
+          version: 1
+          stages:
+            - read: {path: few.geojsonl}
+            - sort: {by: \(by), strict: true}
+            - write: {path: "\(name)/sorted.geojsonl"}
+          """
+        try Data(pipeline.utf8).write(to: directory.appendingPathComponent("\(name).yaml"))
+        for index in 0..<3 {
+          let shard = try geopipe(["run", "\(name).yaml", "--shard", "\(index)/3"], in: directory)
+          #expect(shard.status == 0, "\(shard)")
+          #expect(!shard.err.contains("no feature has"), "\(shard)")
+        }
+        let merge = try geopipe(["merge", "\(name).yaml", "--shards", "3"], in: directory)
+        let output = directory.appendingPathComponent("\(name)/sorted.geojsonl")
+        if name == "rare" {
+          #expect(merge.status == 0, "\(merge)")
+          #expect(FileManager.default.fileExists(atPath: output.path))
+        } else {
+          #expect(merge.status == 65, "\(merge)")
+          #expect(merge.err.contains("sort: no feature has a property 'raer'"), "\(merge)")
+          #expect(!FileManager.default.fileExists(atPath: output.path))
+        }
+      }
+    }
+  }
+
+  /// Points, lines and polygons in two layers (one named by a "tippecanoe" member), with
+  /// integer ids and properties of every type, and features without geometry.
+  static let shapes: String = {
+    var numbers = Numbers(state: 11)
+    var text = ""
+    for k in 0..<300 {
+      let x = Double(numbers.next(40_000)) / 1000 - 20
+      let y = Double(numbers.next(30_000)) / 1000 - 15
+      let geometry: String
+      switch numbers.next(40) {
+      case 0: geometry = "null"
+      case 1..<20: geometry = "{\"type\":\"Point\",\"coordinates\":[\(x),\(y)]}"
+      case 20..<30:
+        let points = (0..<6).map { "[\(x + Double($0) * 0.7),\(y + Double($0 % 2) * 0.4)]" }
+        geometry = "{\"type\":\"LineString\",\"coordinates\":[\(points.joined(separator: ","))]}"
+      default:
+        let d = Double(numbers.next(3000) + 200) / 1000
+        geometry =
+          "{\"type\":\"Polygon\",\"coordinates\":[[[\(x),\(y)],[\(x + d),\(y)],"
+          + "[\(x + d),\(y + d)],[\(x),\(y + d)],[\(x),\(y)]]]}"
+      }
+      let value = ["1", "2.5", "-3", "true", "\"x\"", "null"][numbers.next(6)]
+      let layer = k % 10 == 3 ? ",\"tippecanoe\":{\"layer\":\"extra\"}" : ""
+      text +=
+        "{\"type\":\"Feature\",\"id\":\(k),\"properties\":{\"k\":\(k),\"v\":\(value)},"
+        + "\"geometry\":\(geometry)\(layer)}\n"
+    }
+    return text
+  }()
+
+  static let tilesPipeline = """
+    version: 1
+    vars:
+      out: out
+    stages:
+      - read: {path: shapes.geojsonl}
+      - tiles: {path: "${out}/shapes.pmtiles", min-zoom: 0, max-zoom: 6}
+      - read: {path: shapes.geojsonl}
+      - tiles: {path: "${out}/shapes.mbtiles", min-zoom: 1, max-zoom: 5, layer: things}
+      - read: {path: three.geojsonl}
+      - tiles: {path: "${out}/three.pmtiles", max-zoom: 3}
+    """
+
+  /// PMTiles and MBTiles of points, lines and polygons over several zooms, and a tileset of
+  /// three features (most of 7 shards have none): the same features per tile, in the same
+  /// order and layers, and the same metadata, at every shard count.
+  @Test func tilesJoinTheShardsTilesets() throws {
+    try withTemporaryDirectory { directory in
+      try Data(Self.shapes.utf8).write(to: directory.appendingPathComponent("shapes.geojsonl"))
+      let three = Self.shapes.split(separator: "\n").suffix(3).joined(separator: "\n") + "\n"
+      try Data(three.utf8).write(to: directory.appendingPathComponent("three.geojsonl"))
+      try Data(Self.tilesPipeline.utf8).write(to: directory.appendingPathComponent("tiles.yaml"))
+      try ShardTests.expectShardsMatchOneRun(
+        "tiles.yaml", counts: [1, 2, 3, 7], in: directory, root: directory)
+      let plan = try geopipe(["plan", "tiles.yaml", "--shards", "2"], in: directory)
+      #expect(
+        plan.out.contains("line 6: tiles out/shapes.pmtiles: tiles join of the shards' tilesets"),
+        "\(plan.out)")
+      #expect(plan.out.contains("out/shapes.mbtiles.step4.part-1-of-2.mbtiles"))
+    }
+  }
+
+  /// Options that weigh all the features against each other keep `tiles` a single reduce,
+  /// and the plan says why.
+  @Test(arguments: [
+    ("drop-densest-as-needed: true", "--drop-densest-as-needed weighs the features"),
+    ("max-zoom: g", "--max-zoom g is guessed"),
+    ("base-zoom: 3", "point thinning"),
+    ("include: [k]", "--include, --exclude and --attribute-type"),
+  ])
+  func tilesThatWeighAllFeaturesStayASingleReduce(option: String, reason: String) throws {
+    try withTemporaryDirectory { directory in
+      let pipeline = """
+        version: 1
+        stages:
+          - read: {path: shapes.geojsonl}
+          - tiles: {path: out/shapes.pmtiles, \(option)}
+        """
+      try Data(pipeline.utf8).write(to: directory.appendingPathComponent("tiles.yaml"))
+      let plan = try geopipe(["plan", "tiles.yaml", "--shards", "2"], in: directory)
+      #expect(plan.status == 0, "\(plan)")
+      #expect(
+        plan.out.contains("tiles out/shapes.pmtiles: a single reduce over the shards' features"),
+        "\(plan.out)")
+      #expect(plan.out.contains(reason), "\(plan.out)")
+    }
+  }
+
+  /// A joined tile over the size limits is the warning one run gives.
+  @Test func joinedTilesOverTheLimitsWarnAsOneRun() throws {
+    try withTemporaryDirectory { directory in
+      try Data(Self.points.utf8).write(to: directory.appendingPathComponent("points.geojsonl"))
+      let pipeline = """
+        version: 1
+        vars:
+          out: out
+        stages:
+          - read: {path: points.geojsonl}
+          - tiles: {path: "${out}/points.pmtiles", max-zoom: 2, max-tile-features: 100}
+        """
+      try Data(pipeline.utf8).write(to: directory.appendingPathComponent("tiles.yaml"))
+      func warnings(_ run: Run) -> [String] {
+        run.err.split(separator: "\n").map(String.init).filter { $0.contains("over the limit") }
+      }
+      let one = try geopipe(["run", "tiles.yaml", "--var", "out=one"], in: directory)
+      #expect(one.status == 0, "\(one)")
+      #expect(!warnings(one).isEmpty, "\(one)")
+      for index in 0..<3 {
+        let shard = try geopipe(
+          ["run", "tiles.yaml", "--shard", "\(index)/3", "--var", "out=three"], in: directory)
+        #expect(shard.status == 0, "\(shard)")
+        #expect(warnings(shard).isEmpty, "\(shard)")
+      }
+      let merge = try geopipe(
+        ["merge", "tiles.yaml", "--shards", "3", "--var", "out=three"], in: directory)
+      #expect(merge.status == 0, "\(merge)")
+      #expect(warnings(merge) == warnings(one), "\(merge)\n\(one)")
+    }
+  }
+}
