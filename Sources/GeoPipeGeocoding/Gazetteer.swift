@@ -26,6 +26,9 @@ public final class Gazetteer {
     }
     do {
       database = try SQLiteDatabase(path: path, readOnly: true)
+      // Pages read straight from the file's mapping: no copy into a cache of this process's
+      // own, and processes reading one gazetteer at once (shards) share its pages.
+      _ = try database.scalarText("PRAGMA mmap_size = 17179869184")
       // The first read of a file that is not a database fails with SQLITE_NOTADB.
       let tables = try database.scalarText(
         "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'")
