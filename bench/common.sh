@@ -46,9 +46,9 @@ jittered_points() {
 }
 
 # best_of CASE TOOL OUTPUT RUNS RESULTS COMMAND...: runs COMMAND RUNS times under GNU time,
-# removing OUTPUT (and a shapefile's other files) before each run, and appends to RESULTS the
-# line CASE, TOOL, best wall seconds, peak RSS in KiB and best CPU (user + sys) seconds,
-# tab-separated. Stops the script with COMMAND's output when it fails.
+# removing OUTPUT (unless empty; a shapefile's other files too) before each run, and appends
+# to RESULTS the line CASE, TOOL, best wall seconds, peak RSS in KiB and best CPU (user + sys)
+# seconds, tab-separated. Stops the script with COMMAND's output when it fails.
 best_of() {
   local case=$1 tool=$2 out=$3 runs=$4 results=$5 best="" cpu="" peak=0 wall rss user sys i
   local scratch
@@ -56,7 +56,7 @@ best_of() {
   shift 5
   log "$case: $tool"
   for ((i = 0; i < runs; i++)); do
-    rm -rf "$out"
+    [ -z "$out" ] || rm -rf "$out"
     case $out in *.shp) rm -f "${out%.*}".{shx,dbf,prj,cpg} ;; esac
     if ! /usr/bin/time -f '%e %M %U %S' -o "$scratch/time.txt" "$@" >"$scratch/cmd.log" 2>&1; then
       tail -n 20 "$scratch/cmd.log" >&2

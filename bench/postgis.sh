@@ -55,21 +55,9 @@ fi
 RESULTS=$W/results.tsv
 : >"$RESULTS"
 measure() { # CASE TOOL COMMAND...: best wall time, its peak memory and the least CPU time
-  local case=$1 tool=$2 best="" cpu="" peak=0 wall rss user sys i
+  local case=$1 tool=$2
   shift 2
-  log "$case: $tool"
-  for ((i = 0; i < RUNS; i++)); do
-    if ! /usr/bin/time -f '%e %M %U %S' -o "$W/time.txt" "$@" >"$W/cmd.out" 2>"$W/cmd.log"; then
-      tail -n 20 "$W/cmd.log" >&2
-      die "$tool failed on '$case': $*"
-    fi
-    read -r wall rss user sys < <(tail -n 1 "$W/time.txt")
-    best=$(awk -v a="$best" -v b="$wall" 'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
-    cpu=$(awk -v a="$cpu" -v b="$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')" \
-      'BEGIN { print (a == "" || b + 0 < a + 0) ? b : a }')
-    ((rss > peak)) && peak=$rss
-  done
-  printf '%s\t%s\t%s\t%s\t%s\n' "$case" "$tool" "$best" "$peak" "$cpu" >>"$RESULTS"
+  best_of "$case" "$tool" "" "$RUNS" "$RESULTS" "$@"
 }
 rows() { psql -X -A -t -c "SELECT count(*) FROM $1"; }
 check() { # TABLE EXPECTED
