@@ -44,32 +44,27 @@ final class GeoPackageBatches {
   }
 
   private let decoding: BatchedDecoding<Batch>
-  private let counts = Counts()
+  private let bytes = BlobBytes()
   private static let batchRows = 1024
   private static let batchBytes = 1 << 20
+  /// Starts the cutting thread; nil once started (at the first feature asked for).
+  private var start: (() -> Void)?
 
-  /// The rows read and the bytes of their blobs, counted on the cutting thread.
-  private final class Counts: @unchecked Sendable {
+  /// The bytes of the blobs of the rows read, counted on the cutting thread.
+  private final class BlobBytes: @unchecked Sendable {
     private let lock = NSLock()
-    private var rows = 0
-    private var bytes = 0
+    private var count = 0
 
-    /// The bytes of the blobs read.
-    var bytesRead: Int { lock.withLock { bytes } }
-    /// The rows read.
-    var rowsRead: Int { lock.withLock { rows } }
+    /// The bytes counted so far.
+    var total: Int { lock.withLock { count } }
 
-    /// Adds a batch's rows and the bytes of its blobs.
-    func add(rows more: Int, bytes moreBytes: Int) {
-      lock.withLock {
-        rows += more
-        bytes += moreBytes
-      }
-    }
+    /// Counts a batch's bytes.
+    func add(_ more: Int) { lock.withLock { count += more } }
   }
 
-  /// Starts reading `statement` on a thread of its own, `step` (which moves it to its next row,
-  /// false at the end) called there alone, and decoding its rows on `workers` threads.
+  /// Prepares to read `statement` on a thread of its own, `step` (which moves it to its next
+  /// row, false at the end) called there alone, and to decode its rows on `workers` threads;
+  /// the reading starts when the first feature is asked for.
   init(
     workers: Int, layout: GeoPackageRowLayout, name: String, statement: SQLiteStatement,
     step: @escaping (SQLiteStatement) throws -> Bool
@@ -77,16 +72,16 @@ final class GeoPackageBatches {
     decoding = BatchedDecoding(workers: workers) { batch in
       Self.decode(batch, layout: layout, name: name)
     }
-    let counts = counts
+    let bytes = bytes
     let columns = layout.columnCount
     // Stepping a statement that has ended would run it again.
     var ended = false
-    decoding.startCutting {
-      guard !ended else { return (nil, nil) }
+    var row = 0
+    let cut = {
+      guard !ended else { return (Batch?.none, (any Error)?.none) }
       var batch = Batch()
       var failure: (any Error)?
       var blobBytes = 0
-      var row = counts.rowsRead
       do {
         while batch.rows.count < Self.batchRows && batch.bytes.count < Self.batchBytes {
           guard try step(statement) else {
@@ -99,17 +94,22 @@ final class GeoPackageBatches {
       } catch {
         failure = error
       }
-      counts.add(rows: batch.rows.count, bytes: blobBytes)
+      bytes.add(blobBytes)
       return (batch.rows.isEmpty ? nil : batch, failure)
     }
+    start = { [decoding] in decoding.startCutting(cut) }
   }
 
   /// The bytes of the blobs of the rows read so far.
-  var bytesRead: Int { counts.bytesRead }
+  var bytesRead: Int { bytes.total }
 
   /// The next feature.
   func next() throws -> Feature? {
-    try decoding.next { (nil, nil) }
+    if let start {
+      self.start = nil
+      start()
+    }
+    return try decoding.next { (nil, nil) }
   }
 
   private static func decode(_ batch: Batch, layout: GeoPackageRowLayout, name: String)
