@@ -65,10 +65,9 @@ public enum ShardedTiles {
     joiner.threads = threads
     joiner.ordersLayers = true
     joiner.bounds = try parts.compactMap(readBounds(of:)).reduce(nil) { union, box in
-      guard let union else { return box }
-      return BBox(
-        west: min(union.west, box.west), south: min(union.south, box.south),
-        east: max(union.east, box.east), north: max(union.north, box.north))
+      var union = union ?? box
+      union.extend(box)
+      return union
     }
     let writer = try makeTilesetWriter(path: output)
     let summary = try joiner.join(
