@@ -73,8 +73,8 @@ struct PipelineCommand {
     one), then reads the parts in shard order (sorted parts with a k-way merge) and runs the
     merge side of the plan, and joins tileset parts: writers commit their outputs atomically,
     as one run does, and the outputs are byte for byte those of 'geopipe run FILE' (tilesets:
-    the same features per tile and metadata). The parts are left in place (remove them once the merge has
-    succeeded); merging again gives the same outputs.
+    the same features per tile and metadata). The parts are left in place (remove them once
+    the merge has succeeded); merging again gives the same outputs.
     """,
     "check": """
     Reports every problem in each file at once, each as file:line:column: error: ...:
