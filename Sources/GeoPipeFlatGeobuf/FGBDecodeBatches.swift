@@ -31,6 +31,11 @@ final class FGBDecodeBatches {
     try decoding.next { cut(reader) }
   }
 
+  /// The next features, a decoded batch at a time.
+  func nextBatch(slicing reader: FlatGeobufReader) throws -> [Feature]? {
+    try decoding.nextBatch { cut(reader) }
+  }
+
   private func cut(_ reader: FlatGeobufReader) -> (batch: Batch?, failure: (any Error)?) {
     guard let input = reader.sequentialInput else { return (nil, nil) }
     var batch = Batch(firstIndex: reader.index)

@@ -10,7 +10,7 @@ import GeoPipeIO
 /// the file, as a client reading by HTTP range requests would. Every offset and length is
 /// checked against the bytes there are; a corrupt file is a data error naming the file, the
 /// feature and its byte offset.
-public final class FlatGeobufReader: FeatureReader {
+public final class FlatGeobufReader: BatchFeatureReader {
   let name: String
   let header: FGBHeader
   var decoder: FGBFeatureDecoder
@@ -108,6 +108,12 @@ public final class FlatGeobufReader: FeatureReader {
         ? BBox(
           west: header.envelope[0], south: header.envelope[1], east: header.envelope[2],
           north: header.envelope[3]) : nil)
+  }
+
+  /// The next features in file order, a decoded batch at a time when decoding in batches.
+  public func nextBatch() throws -> [Feature]? {
+    if let batches { return try batches.nextBatch(slicing: self) }
+    return try next().map { [$0] }
   }
 
   /// The next feature in file order (of those the index found, with a bounding box).

@@ -105,11 +105,21 @@ final class GeoPackageBatches {
 
   /// The next feature.
   func next() throws -> Feature? {
+    startIfNeeded()
+    return try decoding.next { (nil, nil) }
+  }
+
+  /// The next features, a decoded batch at a time.
+  func nextBatch() throws -> [Feature]? {
+    startIfNeeded()
+    return try decoding.nextBatch { (nil, nil) }
+  }
+
+  private func startIfNeeded() {
     if let start {
       self.start = nil
       start()
     }
-    return try decoding.next { (nil, nil) }
   }
 
   private static func decode(_ batch: Batch, layout: GeoPackageRowLayout, name: String)

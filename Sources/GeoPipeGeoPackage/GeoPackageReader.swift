@@ -10,7 +10,7 @@ import GeoPipeSQLite
 /// (NULL and empty geometries none) and the other columns its properties, typed by their
 /// declared types. With `ReadOptions.bbox` and a WGS84 layer that has an R-tree index
 /// (`rtree_<table>_<column>`), only the rows whose envelope meets the box are read.
-final class GeoPackageReader: FeatureReader {
+final class GeoPackageReader: BatchFeatureReader {
   private let database: SQLiteDatabase
   private let statement: SQLiteStatement
   private let name: String
@@ -20,6 +20,8 @@ final class GeoPackageReader: FeatureReader {
   /// Rows made into features on worker threads, a batch at a time; nil when made here.
   private var batches: GeoPackageBatches?
   private var rowsRead = 0
+  /// Whether the statement has stepped past its last row (stepping it again would start over).
+  private var ended = false
   private var bytesReadHere = 0
   private(set) var skippedCount = 0
   let declaredCRS: String?
@@ -95,8 +97,14 @@ final class GeoPackageReader: FeatureReader {
     }
   }
 
+  func nextBatch() throws -> [Feature]? {
+    if let batches { return try batches.nextBatch() }
+    return try next().map { [$0] }
+  }
+
   func next() throws -> Feature? {
     if let batches { return try batches.next() }
+    guard !ended else { return nil }
     while try Self.step(statement, name: name) {
       rowsRead += 1
       do {
@@ -116,6 +124,7 @@ final class GeoPackageReader: FeatureReader {
             problem: .structure))
       }
     }
+    ended = true
     return nil
   }
 

@@ -71,31 +71,60 @@ public final class BatchedDecoding<Batch: Sendable> {
         position += 1
         return feature
       }
-      if let failure = currentFailure {
-        currentFailure = nil
+      guard try refill(cutting: cut) else { return nil }
+    }
+  }
+
+  /// The features of the rest of the current batch (or of the next one), at once.
+  ///
+  /// They are moved out rather than copied; nil at the end. An error after features comes on
+  /// the next call, as with `next(cutting:)`.
+  public func nextBatch(cutting cut: () -> (batch: Batch?, failure: (any Error)?)) throws
+    -> [Feature]?
+  {
+    while true {
+      if position < current.count {
+        var features: [Feature] = []
+        features.reserveCapacity(current.count - position)
+        while position < current.count {
+          if let feature = current[position].take() { features.append(feature) }
+          position += 1
+        }
+        if !features.isEmpty { return features }
+        continue
+      }
+      guard try refill(cutting: cut) else { return nil }
+    }
+  }
+
+  /// Once the current batch is out: throws the error after it, if there is one, else makes
+  /// the next decoded batch current and returns true, or false at the end of the input.
+  private func refill(cutting cut: () -> (batch: Batch?, failure: (any Error)?)) throws -> Bool {
+    if let failure = currentFailure {
+      currentFailure = nil
+      cuttingEnded = true
+      pool.cancel()
+      throw failure
+    }
+    while !cuttingEnded && pool.inFlight < capacity {
+      let (batch, failure) = cut()
+      if let batch { pool.submit(batch) }
+      if batch == nil || failure != nil {
+        cuttingFailure = failure
         cuttingEnded = true
-        pool.cancel()
+      }
+    }
+    guard cutter != nil || pool.inFlight > 0, let decoded = pool.next(waiting: true) else {
+      if let failure = cuttingFailure ?? cutter?.takeFailure() {
+        cuttingFailure = nil
         throw failure
       }
-      while !cuttingEnded && pool.inFlight < capacity {
-        let (batch, failure) = cut()
-        if let batch { pool.submit(batch) }
-        if batch == nil || failure != nil {
-          cuttingFailure = failure
-          cuttingEnded = true
-        }
-      }
-      guard cutter != nil || pool.inFlight > 0, let decoded = pool.next(waiting: true) else {
-        if let failure = cuttingFailure ?? cutter?.takeFailure() {
-          cuttingFailure = nil
-          throw failure
-        }
-        return nil
-      }
-      current = decoded.features
-      position = 0
-      currentFailure = decoded.failure
+      return false
     }
+    current = decoded.features
+    position = 0
+    currentFailure = decoded.failure
+    return true
   }
 
   /// The thread of `startCutting(_:)`: cuts batches into the pool until the input or the pool

@@ -71,6 +71,23 @@ final class FeatureEncoding {
     try drain.check()
   }
 
+  /// Queues features for the workers: an array as large as a batch goes to them as it is,
+  /// after the features queued before it.
+  func submit(contentsOf features: [Feature]) throws {
+    guard let pool, let drain else { return }
+    guard features.count >= batchSize / 2 else {
+      for feature in features { try submit(feature) }
+      return
+    }
+    if !batch.isEmpty { submitBatch(pool, drain) }
+    count += features.count
+    pool.submit(Batch(features: features, startsOutput: batchesSubmitted == 0))
+    batchesSubmitted += 1
+    drain.start()
+    pool.waitForRoom(below: limit)
+    try drain.check()
+  }
+
   /// Encodes and writes everything queued, and waits until it is written.
   func flush() throws {
     guard let pool, let drain else { return }

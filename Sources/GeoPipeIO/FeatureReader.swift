@@ -18,6 +18,16 @@ public protocol FeatureReader: FeatureSource, AnyObject {
   var declaredCRS: String? { get }
 }
 
+/// A reader that decodes features in batches and can hand a batch over whole, so that a
+/// writer taking every feature as it comes (`FeatureWriter.write(contentsOf:)`) gets them
+/// without a copy of each.
+public protocol BatchFeatureReader: FeatureReader {
+  /// The next features in input order, at least one, or nil at the end of the input. An error
+  /// after some features is thrown by the call after the one that returns them, as `next()`
+  /// would throw it after them.
+  func nextBatch() throws -> [Feature]?
+}
+
 extension FeatureReader {
   /// Readers that do not track feature positions say nothing.
   public var lastFeatureLocation: SourceLocation? { nil }

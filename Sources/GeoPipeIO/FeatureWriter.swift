@@ -4,10 +4,19 @@ import GeoPipeCore
 public protocol FeatureWriter: AnyObject {
   /// Writes one feature.
   func write(_ feature: Feature) throws
+  /// Writes features in order, as many calls of `write(_:)` would.
+  func write(contentsOf features: [Feature]) throws
   /// Writes what follows the last feature, flushes, and commits the output.
   func finish() throws
   /// Discards the output (an atomic file is removed).
   func abort()
+}
+
+extension FeatureWriter {
+  /// One feature at a time.
+  public func write(contentsOf features: [Feature]) throws {
+    for feature in features { try write(feature) }
+  }
 }
 
 /// Opens outputs in any registered format (`FeatureFormats`).
@@ -143,6 +152,16 @@ public final class GeoJSONSeqWriter: BufferedFeatureWriter, FeatureWriter {
     }
   }
 
+  /// Writes features, each with a line break; in parallel, the array goes to the encoders as
+  /// it is.
+  public func write(contentsOf features: [Feature]) throws {
+    guard encoding.isParallel else {
+      for feature in features { try write(feature) }
+      return
+    }
+    try encoding.submit(contentsOf: features)
+  }
+
   /// Flushes and commits.
   public func finish() throws {
     try encoding.flush()
@@ -193,6 +212,16 @@ public final class GeoJSONWriter: BufferedFeatureWriter, FeatureWriter {
     // The collection's opening goes out before the writer thread writes the first features.
     if encoding.count == 0 { try flush() }
     try encoding.submit(feature)
+  }
+
+  /// Writes features; in parallel, the array goes to the encoders as it is.
+  public func write(contentsOf features: [Feature]) throws {
+    guard encoding.isParallel, !features.isEmpty else {
+      for feature in features { try write(feature) }
+      return
+    }
+    if encoding.count == 0 { try flush() }
+    try encoding.submit(contentsOf: features)
   }
 
   /// Closes the collection, flushes and commits.

@@ -19,43 +19,49 @@ public struct JSONTextWriter {
   /// Appends a quoted, escaped string.
   public mutating func writeString(_ string: String) {
     bytes.append(0x22)
-    var text = string
-    text.withUTF8 { utf8 in
-      guard let base = utf8.baseAddress else { return }
-      var runStart = 0
-      var k = 0
-      while k < utf8.count {
-        // Eight bytes at a time while none needs escaping.
-        while k + 8 <= utf8.count,
-          ByteScanning.containsStringSpecial(ByteScanning.word(base, k)) == 0
-        {
-          k += 8
-        }
-        guard k < utf8.count else { break }
-        let c = base[k]
-        k += 1
-        guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-        bytes.append(
-          contentsOf: UnsafeBufferPointer(start: base + runStart, count: k - 1 - runStart))
-        runStart = k
-        switch c {
-        case 0x22: raw("\\\"")
-        case 0x5C: raw("\\\\")
-        case 0x0A: raw("\\n")
-        case 0x0D: raw("\\r")
-        case 0x09: raw("\\t")
-        case 0x08: raw("\\b")
-        case 0x0C: raw("\\f")
-        default:
-          raw("\\u00")
-          bytes.append(hexDigit(c >> 4))
-          bytes.append(hexDigit(c & 0xF))
-        }
-      }
-      bytes.append(
-        contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart))
+    // A native string's bytes are read in place; others are made contiguous first.
+    if string.utf8.withContiguousStorageIfAvailable({ appendEscaped($0) }) == nil {
+      var text = string
+      text.withUTF8 { appendEscaped($0) }
     }
     bytes.append(0x22)
+  }
+
+  /// Appends UTF-8 text with the characters JSON strings cannot hold escaped.
+  private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+    guard let base = utf8.baseAddress else { return }
+    var runStart = 0
+    var k = 0
+    while k < utf8.count {
+      // Eight bytes at a time while none needs escaping.
+      while k + 8 <= utf8.count,
+        ByteScanning.containsStringSpecial(ByteScanning.word(base, k)) == 0
+      {
+        k += 8
+      }
+      guard k < utf8.count else { break }
+      let c = base[k]
+      k += 1
+      guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
+      bytes.append(
+        contentsOf: UnsafeBufferPointer(start: base + runStart, count: k - 1 - runStart))
+      runStart = k
+      switch c {
+      case 0x22: raw("\\\"")
+      case 0x5C: raw("\\\\")
+      case 0x0A: raw("\\n")
+      case 0x0D: raw("\\r")
+      case 0x09: raw("\\t")
+      case 0x08: raw("\\b")
+      case 0x0C: raw("\\f")
+      default:
+        raw("\\u00")
+        bytes.append(hexDigit(c >> 4))
+        bytes.append(hexDigit(c & 0xF))
+      }
+    }
+    bytes.append(
+      contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart))
   }
 
   private func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
@@ -129,9 +135,8 @@ public struct JSONTextWriter {
       if exactly(magnitude, decimals: middle) != nil { high = middle } else { low = middle + 1 }
     }
     guard let digits = exactly(magnitude, decimals: high) else { return false }
-    if value < 0 { bytes.append(0x2D) }
-    writeDecimal(digits, fractionDigits: high)
-    if high == 0 && wholeSuffix { raw(".0") }
+    writeDecimal(
+      digits, fractionDigits: high, negative: value < 0, wholeSuffix: high == 0 && wholeSuffix)
     return true
   }
 
@@ -156,28 +161,37 @@ public struct JSONTextWriter {
   }
 
   /// Writes `digits` with a decimal point `fractionDigits` from the right (`1234`, 2 → 12.34;
-  /// `5`, 3 → 0.005).
-  private mutating func writeDecimal(_ digits: UInt64, fractionDigits: Int) {
-    var scratch: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+  /// `5`, 3 → 0.005), a minus sign before when `negative` and `.0` after when `wholeSuffix`,
+  /// in one append.
+  private mutating func writeDecimal(
+    _ digits: UInt64, fractionDigits: Int, negative: Bool, wholeSuffix: Bool
+  ) {
+    var scratch: (UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0)
     withUnsafeMutableBytes(of: &scratch) { buffer in
+      var end = 40
+      if wholeSuffix {
+        buffer[38] = 0x2E
+        buffer[39] = 0x30
+        end = 38
+      }
       var n = digits
-      var count = 0
+      var position = end
+      var written = 0
       repeat {
-        buffer[31 - count] = 0x30 + UInt8(n % 10)
+        if written == fractionDigits && written > 0 {
+          position -= 1
+          buffer[position] = 0x2E
+        }
+        position -= 1
+        buffer[position] = 0x30 + UInt8(n % 10)
         n /= 10
-        count += 1
-      } while n > 0
-      while count <= fractionDigits {
-        buffer[31 - count] = 0x30
-        count += 1
+        written += 1
+      } while n > 0 || written <= fractionDigits
+      if negative {
+        position -= 1
+        buffer[position] = 0x2D
       }
-      let start = 32 - count
-      let point = 32 - fractionDigits
-      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[start..<point]))
-      if fractionDigits > 0 {
-        bytes.append(0x2E)
-        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[point..<32]))
-      }
+      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position..<40]))
     }
   }
 

@@ -34,6 +34,11 @@ final class ShapefileBatches {
     try decoding.next { cut(table, &index, end: end) }
   }
 
+  /// The next features, a decoded batch at a time.
+  func nextBatch(table: ShapefileTable, index: inout Int, end: Int) throws -> [Feature]? {
+    try decoding.nextBatch { cut(table, &index, end: end) }
+  }
+
   private func cut(_ table: ShapefileTable, _ index: inout Int, end: Int)
     -> (batch: Batch?, failure: (any Error)?)
   {

@@ -13,7 +13,7 @@ import Darwin
 ///
 /// Shapes become geometries (Z kept, M dropped; polygon rings assembled by `RingAssembly`),
 /// dBASE records properties (`DBaseRecordDecoder`); deleted records are skipped.
-final class ShapefileReader: FeatureReader {
+final class ShapefileReader: BatchFeatureReader {
   private let table: ShapefileTable
   private let options: ReadOptions
   private var index = 0
@@ -50,6 +50,13 @@ final class ShapefileReader: FeatureReader {
   }
 
   var declaredCRS: String? { table.crs }
+
+  func nextBatch() throws -> [Feature]? {
+    guard let batches else { return try next().map { [$0] } }
+    let features = try batches.nextBatch(table: table, index: &index, end: end)
+    if index > 0 { bytesRead = table.bytesRead(through: index - 1) }
+    return features
+  }
 
   func next() throws -> Feature? {
     if let batches {

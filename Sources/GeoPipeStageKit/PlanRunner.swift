@@ -54,13 +54,24 @@ public final class PlanRunner {
       for (k, node) in nodes.enumerated() {
         guard let reader = node.reader else { continue }
         var n = 0
-        while needsInput(k), let feature = try reader.next() {
-          node.received += 1
-          try deliver(feature, from: k, to: standardOutput)
-          n += 1
-          if n & 1023 == 0 {
+        if let (batches, consumer) = batchPath(k) {
+          while needsInput(k), let features = try batches.nextBatch() {
+            node.received += features.count
+            consumer.node.received += features.count
+            n += features.count
+            try consumer.batchStage.process(contentsOf: features)
             counters.features.store(total + n, ordering: .relaxed)
             counters.bytes.store(bytesBefore + reader.bytesRead, ordering: .relaxed)
+          }
+        } else {
+          while needsInput(k), let feature = try reader.next() {
+            node.received += 1
+            try deliver(feature, from: k, to: standardOutput)
+            n += 1
+            if n & 1023 == 0 {
+              counters.features.store(total + n, ordering: .relaxed)
+              counters.bytes.store(bytesBefore + reader.bytesRead, ordering: .relaxed)
+            }
           }
         }
         total += n
@@ -85,6 +96,23 @@ public final class PlanRunner {
     var message = "skipped \(count) bad feature\(count == 1 ? "" : "s") (--on-error skip)"
     if let line { message += " in the read stage on line \(line)" }
     return ReadDiagnostic(severity: .warning, message: message)
+  }
+
+  /// Whether the features of source `k` can go to their only reader a batch at a time: the
+  /// source decodes in batches, and its reader takes batches, emits nothing and reads this
+  /// source now (its only input, or its first).
+  private func batchPath(_ k: Int)
+    -> (BatchFeatureReader, (node: Node, batchStage: BatchConsumingStage))?
+  {
+    guard k != plan.standardOutput, let reader = nodes[k].reader as? BatchFeatureReader,
+      nodes[k].consumers.count == 1
+    else { return nil }
+    let (step, slot) = nodes[k].consumers[0]
+    let consumer = nodes[step]
+    guard consumer.active == slot, consumer.consumers.isEmpty, step != plan.standardOutput,
+      let stage = consumer.stage as? BatchConsumingStage
+    else { return nil }
+    return (reader, (consumer, stage))
   }
 
   /// Whether anything downstream of node `k` still wants features: false once every path

@@ -29,6 +29,14 @@ extension Stage {
   public var isSatisfied: Bool { false }
 }
 
+/// A stage that emits nothing and can take many features at once (`write`): when it is the
+/// only reader of a source that decodes in batches (`BatchFeatureReader`), the runner hands
+/// it each batch whole instead of one feature at a time.
+public protocol BatchConsumingStage: Stage {
+  /// Handles features in order, as many calls of `process(_:emit:)` would.
+  func process(contentsOf features: [Feature]) throws
+}
+
 /// A stage that writes a FeatureCollection and keeps the input collection's own members
 /// (such as a `name`); the runner hands them over before `finish`.
 public protocol CollectionMembersReceiver {

@@ -4,7 +4,7 @@ import GeoPipeIO
 import GeoPipeStageKit
 
 /// `write`: features → a file (atomically) or standard output.
-final class WriteStage: Stage, CollectionMembersReceiver {
+final class WriteStage: BatchConsumingStage, CollectionMembersReceiver {
   static let outputOptions: [OptionSpec] =
     [
       OptionSpec(
@@ -197,6 +197,10 @@ final class WriteStage: Stage, CollectionMembersReceiver {
 
   func process(_ feature: Feature, emit: Emit) throws {
     try writer.write(feature)
+  }
+
+  func process(contentsOf features: [Feature]) throws {
+    try writer.write(contentsOf: features)
   }
 
   func receive(collectionMembers: JSONObject) {
