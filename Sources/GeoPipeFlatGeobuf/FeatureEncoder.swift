@@ -29,10 +29,10 @@ enum PropertyKind: UInt8 {
   func append(_ value: JSONValue, to record: inout [UInt8]) -> Int {
     switch value {
     case .integer(let n):
-      withUnsafeBytes(of: n.littleEndian) { record.append(contentsOf: $0) }
+      withUnsafeBytes(of: n.littleEndian) { record.appendBytes($0) }
       return 8
     case .double(let x):
-      withUnsafeBytes(of: x.bitPattern.littleEndian) { record.append(contentsOf: $0) }
+      withUnsafeBytes(of: x.bitPattern.littleEndian) { record.appendBytes($0) }
       return 8
     case .bool(let flag):
       record.append(flag ? 1 : 0)

@@ -321,6 +321,6 @@ public final class FlatGeobufWriter: FeatureWriter {
   }
 
   static func append32(_ bytes: inout [UInt8], _ value: UInt32) {
-    withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    withUnsafeBytes(of: value.littleEndian) { bytes.appendBytes($0) }
   }
 }

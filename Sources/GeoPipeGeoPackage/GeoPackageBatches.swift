@@ -23,10 +23,10 @@ final class GeoPackageBatches {
         case .null: bytes.append(0)
         case .integer(let n):
           bytes.append(1)
-          withUnsafeBytes(of: n) { bytes.append(contentsOf: $0) }
+          withUnsafeBytes(of: n) { bytes.appendBytes($0) }
         case .real(let x):
           bytes.append(2)
-          withUnsafeBytes(of: x) { bytes.append(contentsOf: $0) }
+          withUnsafeBytes(of: x) { bytes.appendBytes($0) }
         case .text(let text): append(3, text)
         case .blob(let blob):
           append(4, blob)
@@ -38,8 +38,8 @@ final class GeoPackageBatches {
 
     private mutating func append(_ tag: UInt8, _ value: UnsafeRawBufferPointer) {
       bytes.append(tag)
-      withUnsafeBytes(of: UInt32(value.count)) { bytes.append(contentsOf: $0) }
-      bytes.append(contentsOf: value)
+      withUnsafeBytes(of: UInt32(value.count)) { bytes.appendBytes($0) }
+      bytes.appendBytes(value)
     }
   }
 

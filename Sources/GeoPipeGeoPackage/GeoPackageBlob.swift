@@ -113,11 +113,11 @@ public enum GeoPackageBlob {
   }
 
   private static func int32(_ value: Int32, _ out: inout [UInt8]) {
-    withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+    withUnsafeBytes(of: value.littleEndian) { out.appendBytes($0) }
   }
 
   private static func double(_ value: Double, _ out: inout [UInt8]) {
-    withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+    withUnsafeBytes(of: value.bitPattern.littleEndian) { out.appendBytes($0) }
   }
 
   private static func hex(_ byte: UInt8) -> String {

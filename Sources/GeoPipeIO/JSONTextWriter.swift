@@ -12,8 +12,13 @@ public struct JSONTextWriter {
   /// Appends ASCII text as it is.
   @inline(__always)
   public mutating func raw(_ text: StaticString) {
-    bytes.append(
-      contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    append(UnsafeRawPointer(text.utf8Start), count: text.utf8CodeUnitCount)
+  }
+
+  /// Appends `count` bytes from `start`.
+  @inline(__always)
+  private mutating func append(_ start: UnsafeRawPointer, count: Int) {
+    bytes.appendBytes(UnsafeRawBufferPointer(start: start, count: count))
   }
 
   /// Appends a quoted, escaped string.
@@ -43,8 +48,7 @@ public struct JSONTextWriter {
       let c = base[k]
       k += 1
       guard c < 0x20 || c == 0x22 || c == 0x5C else { continue }
-      bytes.append(
-        contentsOf: UnsafeBufferPointer(start: base + runStart, count: k - 1 - runStart))
+      append(base + runStart, count: k - 1 - runStart)
       runStart = k
       switch c {
       case 0x22: raw("\\\"")
@@ -60,8 +64,7 @@ public struct JSONTextWriter {
         bytes.append(hexDigit(c & 0xF))
       }
     }
-    bytes.append(
-      contentsOf: UnsafeBufferPointer(start: base + runStart, count: utf8.count - runStart))
+    append(base + runStart, count: utf8.count - runStart)
   }
 
   private func hexDigit(_ value: UInt8) -> UInt8 { value < 10 ? 0x30 + value : 0x61 + value - 10 }
@@ -82,7 +85,7 @@ public struct JSONTextWriter {
         count += 1
       }
       if value < 0 { bytes.append(0x2D) }
-      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scratch[(24 - count)...]))
+      if let base = scratch.baseAddress { append(base + (24 - count), count: count) }
     }
   }
 
@@ -191,7 +194,7 @@ public struct JSONTextWriter {
         position -= 1
         buffer[position] = 0x2D
       }
-      bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position..<40]))
+      if let base = buffer.baseAddress { append(base + position, count: 40 - position) }
     }
   }
 

@@ -122,10 +122,10 @@ public enum WKBWriter {
   }
 
   private static func uint32(_ value: UInt32, _ out: inout [UInt8]) {
-    withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
+    withUnsafeBytes(of: value.littleEndian) { out.appendBytes($0) }
   }
 
   private static func double(_ value: Double, _ out: inout [UInt8]) {
-    withUnsafeBytes(of: value.bitPattern.littleEndian) { out.append(contentsOf: $0) }
+    withUnsafeBytes(of: value.bitPattern.littleEndian) { out.appendBytes($0) }
   }
 }

@@ -533,11 +533,11 @@ struct ScratchBuffer {
   mutating func append(_ byte: UInt8) { bytes.append(byte) }
 
   mutating func append(_ value: UInt32) {
-    withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    withUnsafeBytes(of: value.littleEndian) { bytes.appendBytes($0) }
   }
 
   mutating func append(_ value: Double) {
-    withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+    withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.appendBytes($0) }
   }
 
   /// A length-prefixed byte string.
