@@ -306,7 +306,13 @@ final class ShapefileWriter: FeatureWriter {
     if categories.isEmpty { categories = [only] }
     let split = categories.count > 1
     let nullsGoTo = firstCategory ?? categories[0]
-    let (fields, renames) = try schema.fields()
+    var (fields, renames) = try schema.fields()
+    // dBASE needs a field: without properties, an FID field numbers the records from 0, as
+    // GDAL writes such a file.
+    let numbersRecords = fields.isEmpty
+    if numbersRecords {
+      fields = [DBaseSchema.Field(name: "FID", kind: .integer, width: 11, decimals: 0)]
+    }
     let recordLength = 1 + fields.reduce(0) { $0 + $1.width }
     guard recordLength <= 65535, fields.count <= 2046 else {
       throw GeoPipeError.data(
@@ -406,7 +412,9 @@ final class ShapefileWriter: FeatureWriter {
           guard let set = tag == 0 ? nullSet : fileSets[tag] else { return }
           try writeShape(&reader, to: set)
           record = blank
-          try writeRecord(&reader, fields: fields, offsets: offsets, into: &record, set: set)
+          try writeRecord(
+            &reader, fields: fields, offsets: offsets, into: &record, set: set,
+            numbered: numbersRecords)
         }
         p += 4 + length
       }
@@ -463,8 +471,14 @@ final class ShapefileWriter: FeatureWriter {
 
   private func writeRecord(
     _ reader: inout ScratchReader, fields: [DBaseSchema.Field], offsets: [Int],
-    into record: inout [UInt8], set: FileSet
+    into record: inout [UInt8], set: FileSet, numbered: Bool
   ) throws {
+    if numbered, let field = fields.first, let at = offsets.first {
+      // The record's number, right-aligned in the FID field.
+      let digits = Array(String(set.records).utf8)
+      for k in at..<(at + field.width) { record[k] = 0x20 }
+      for k in digits.indices { record[at + field.width - digits.count + k] = digits[k] }
+    }
     let count = Int(reader.uint32())
     for _ in 0..<count {
       let column = Int(reader.uint32())

@@ -153,6 +153,34 @@ import Testing
     }
   }
 
+  @Test func featuresWithoutPropertiesGetTheFIDFieldGDALWrites() throws {
+    try withTemporaryDirectory { dir in
+      let geojson = """
+        {"type":"Feature","properties":{},"geometry":{"type":"Point","coordinates":[1,2]}}
+        {"type":"Feature","properties":null,"geometry":null}
+        {"type":"Feature","geometry":{"type":"Point","coordinates":[3,4]}}
+        """
+      try write(geojson, to: dir.appendingPathComponent("in.geojsonl"))
+      let run = try geopipe(["convert", "in.geojsonl", "ours.shp"], in: dir)
+      try #require(run.status == 0, "\(run)")
+      let back = try geopipe(["read", "ours.shp"], in: dir)
+      #expect(back.status == 0, "\(back)")
+      #expect(
+        back.out.split(separator: "\n").map(String.init) == [
+          #"{"type":"Feature","properties":{"FID":0},"geometry":{"type":"Point","coordinates":[1,2]}}"#,
+          #"{"type":"Feature","properties":{"FID":1},"geometry":null}"#,
+          #"{"type":"Feature","properties":{"FID":2},"geometry":{"type":"Point","coordinates":[3,4]}}"#,
+        ])
+      guard Self.hasGDAL else { return }
+      try gdal(["-f", "ESRI Shapefile", "theirs.shp", "in.geojsonl"], in: dir)
+      let ours = try Data(contentsOf: dir.appendingPathComponent("ours.dbf"))
+      let theirs = try Data(contentsOf: dir.appendingPathComponent("theirs.dbf"))
+      // The same field and records (the header holds the date and the code page's mark).
+      #expect(ours.count == theirs.count)
+      #expect(ours.dropFirst(32) == theirs.dropFirst(32))
+    }
+  }
+
   // MARK: - Round trips
 
   @Test func roundTripIsExact() throws {
