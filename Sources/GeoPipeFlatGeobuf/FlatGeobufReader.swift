@@ -110,6 +110,9 @@ public final class FlatGeobufReader: BatchFeatureReader {
           north: header.envelope[3]) : nil)
   }
 
+  /// Whether features are decoded on worker threads.
+  public var decodesInBatches: Bool { batches != nil }
+
   /// The next features in file order, a decoded batch at a time when decoding in batches.
   public func nextBatch() throws -> [Feature]? {
     if let batches { return try batches.nextBatch(slicing: self) }

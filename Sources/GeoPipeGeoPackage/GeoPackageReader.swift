@@ -97,6 +97,8 @@ final class GeoPackageReader: BatchFeatureReader {
     }
   }
 
+  var decodesInBatches: Bool { batches != nil }
+
   func nextBatch() throws -> [Feature]? {
     if let batches { return try batches.nextBatch() }
     return try next().map { [$0] }

@@ -81,9 +81,7 @@ final class FeatureEncoding {
     }
     if !batch.isEmpty { submitBatch(pool, drain) }
     count += features.count
-    pool.submit(Batch(features: features, startsOutput: batchesSubmitted == 0))
-    batchesSubmitted += 1
-    drain.start()
+    submit(features, pool, drain)
     pool.waitForRoom(below: limit)
     try drain.check()
   }
@@ -102,11 +100,19 @@ final class FeatureEncoding {
     drain.waitUntilStopped()
   }
 
+  /// Hands the queued features to the workers and starts a new queue.
   private func submitBatch(_ pool: OrderedTaskPool<Batch, [UInt8]>, _ drain: Drain) {
-    pool.submit(Batch(features: batch, startsOutput: batchesSubmitted == 0))
-    batchesSubmitted += 1
+    submit(batch, pool, drain)
     batch = []
     batch.reserveCapacity(batchSize)
+  }
+
+  /// Hands `features` to the workers as the next batch of the output.
+  private func submit(
+    _ features: [Feature], _ pool: OrderedTaskPool<Batch, [UInt8]>, _ drain: Drain
+  ) {
+    pool.submit(Batch(features: features, startsOutput: batchesSubmitted == 0))
+    batchesSubmitted += 1
     drain.start()
   }
 }

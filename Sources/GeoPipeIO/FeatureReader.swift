@@ -22,6 +22,9 @@ public protocol FeatureReader: FeatureSource, AnyObject {
 /// writer taking every feature as it comes (`FeatureWriter.write(contentsOf:)`) gets them
 /// without a copy of each.
 public protocol BatchFeatureReader: FeatureReader {
+  /// Whether this reader decodes on worker threads now, so that its batches are worth taking
+  /// whole (read on one thread, each batch would be a single feature).
+  var decodesInBatches: Bool { get }
   /// The next features in input order, at least one, or nil at the end of the input. An error
   /// after some features is thrown by the call after the one that returns them, as `next()`
   /// would throw it after them.

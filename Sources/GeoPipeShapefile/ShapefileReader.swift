@@ -51,6 +51,8 @@ final class ShapefileReader: BatchFeatureReader {
 
   var declaredCRS: String? { table.crs }
 
+  var decodesInBatches: Bool { batches != nil }
+
   func nextBatch() throws -> [Feature]? {
     guard let batches else { return try next().map { [$0] } }
     let features = try batches.nextBatch(table: table, index: &index, end: end)

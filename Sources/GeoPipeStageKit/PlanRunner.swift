@@ -105,7 +105,7 @@ public final class PlanRunner {
     -> (BatchFeatureReader, (node: Node, batchStage: BatchConsumingStage))?
   {
     guard k != plan.standardOutput, let reader = nodes[k].reader as? BatchFeatureReader,
-      nodes[k].consumers.count == 1
+      reader.decodesInBatches, nodes[k].consumers.count == 1
     else { return nil }
     let (step, slot) = nodes[k].consumers[0]
     let consumer = nodes[step]
