@@ -14,14 +14,23 @@ if ! command -v java >/dev/null || ! "$python" -c "import pyspark" 2>/dev/null; 
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for pipeline in Pipelines/filter-select-style.yaml Pipelines/branching.yaml Pipelines/clusters.yaml; do
+# A tileset, whose tiles are split into shares of the tile space in a second round.
+cat >"$work/tiles.yaml" <<YAML
+version: 1
+vars: {out: out}
+stages:
+  - read: {path: "$PWD/Fixtures/places/places.csv"}
+  - tiles: {path: "\${out}/places.pmtiles", max-zoom: 8}
+YAML
+for pipeline in Pipelines/filter-select-style.yaml Pipelines/branching.yaml Pipelines/clusters.yaml \
+  "$work/tiles.yaml"; do
   name=$(basename "$pipeline" .yaml)
   "$geopipe" run "$pipeline" --var out="$work/$name-one" -q
   for shards in 1 3; do
     "$python" integrations/spark/geopipe_spark.py "$pipeline" --shards "$shards" \
       --geopipe "$geopipe" --master 'local[2,4]' --var out="$work/$name-$shards"
-    rm -f "$work/$name-$shards"/*.part-*
+    rm -f "$work/$name-$shards"/*.part-* "$work/$name-$shards"/*.share-*
     diff -r "$work/$name-one" "$work/$name-$shards"
   done
-  echo "ok: $pipeline on Spark in 1 and 3 shards gives the bytes of one run"
+  echo "ok: ${pipeline#"$work"/} on Spark in 1 and 3 shards gives the bytes of one run"
 done

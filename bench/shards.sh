@@ -75,11 +75,12 @@ timed() { # OUT CMD...: runs CMD, writes "wall S" and "cpu S" to OUT
 same() { # A B: whether two output folders hold the same outputs (tilesets: the same tiles)
   local f g
   for f in "$1"/*; do
-    case $f in *.part-*) continue ;; esac
+    case $f in *.part-* | *.share-*) continue ;; esac
     g=$2/$(basename "$f")
     case $f in
       *.pmtiles | *.mbtiles)
-        cmp -s <("$GEOPIPE" tiles decode "$f" -q | sort) <("$GEOPIPE" tiles decode "$g" -q | sort) ||
+        cmp -s "$f" "$g" ||
+          cmp -s <("$GEOPIPE" tiles decode "$f" -q | sort) <("$GEOPIPE" tiles decode "$g" -q | sort) ||
           return 1 ;;
       *) cmp -s "$f" "$g" || return 1 ;;
     esac

@@ -15,14 +15,18 @@ import Darwin
 /// its share of their inputs (`InputShare`), and the stages that work feature by feature
 /// downstream of them (`featureByFeature`) with a single input; `head` and `sort`, which the
 /// merge runs again over the shards' features or reads with a k-way merge; GeoJSONSeq writes,
-/// whose parts the merge concatenates; and `tiles` whose tiles depend on each feature alone,
-/// whose parts the merge joins. Every other step is on the merge side: other writers, stages
-/// that see all features (dissolve, cluster, other tiles, render, …), stages with several
-/// inputs, and what follows them (and what follows a head or sort). A map-side step whose
-/// features a merge-side step reads is a boundary: each shard writes its features to a
-/// numbered part (GeoJSONSeq, coordinates as they are), and the merge reads the parts of shards
-/// 0 to N-1 one after another, which is the stream of features the step emits in one run, in
-/// the same order. The merge then runs the merge side as one run would.
+/// whose parts the merge concatenates; and, in a run of one shard, `tiles` whose tiles depend
+/// on each feature alone, whose tileset the merge copies. Every other step is on the merge
+/// side: other writers, stages that see all features (dissolve, cluster, other tiles, render,
+/// …), stages with several inputs, and what follows them (and what follows a head or sort). A
+/// map-side step whose features a merge-side step reads is a boundary: each shard writes its
+/// features to a numbered part (GeoJSONSeq, coordinates as they are), and the merge reads the
+/// parts of shards 0 to N-1 one after another, which is the stream of features the step emits
+/// in one run, in the same order. The merge then runs the merge side as one run would.
+///
+/// In several shards, a `tiles` step whose tiles depend on each feature alone (`tiled`) runs
+/// between the two, split by tile rather than by feature: N shares of the tile space each read
+/// all the parts of its input and write their tiles, and the merge copies them.
 public struct ShardPlan: Sendable {
   /// Which side of the split a step is on.
   public enum Side: Sendable, Equatable {
@@ -60,10 +64,17 @@ public struct ShardPlan: Sendable {
   /// The map-side `write` steps, of GeoJSONSeq: each shard writes its records to a part with
   /// the step's own options, and the merge concatenates the parts' bytes into the output.
   public let concatenated: [Int]
-  /// The map-side `tiles` steps whose tiles depend on each feature alone
-  /// (`ShardedTiles.singleReduceReason`): each shard writes a tileset part with the step's own
-  /// options, and the merge joins the parts in shard order into the output, as `tiles join`.
+  /// The map-side `tiles` steps of a run in one shard whose tiles depend on each feature
+  /// alone (`ShardedTiles.singleReduceReason`): the shard writes the whole tileset as its part,
+  /// and the merge copies it into the output.
   public let joined: [Int]
+  /// The `tiles` steps of a run in several shards whose tiles depend on each feature alone,
+  /// fed by the map side.
+  ///
+  /// The tile space is split into as many shares as there are shards. Each share (`geopipe merge --tile-share J`) reads the features of every shard's part in
+  /// shard order, which are the step's input in input order, and writes the tiles of its
+  /// share, exactly those of one run; the merge copies the shares' tiles into the output.
+  public let tiled: [Int]
   private let partPrefixes: [Int: String]
   private let partExtensions: [Int: String]
 
@@ -76,19 +87,23 @@ public struct ShardPlan: Sendable {
     var sides: [Side] = []
     var concatenated: [Int] = []
     var joined: [Int] = []
+    var tiled: [Int] = []
     for (k, step) in plan.steps.enumerated() {
-      let map =
-        if step.definition.role == .source {
-          step.definition.name == "read"
-        } else if step.inputs.count != 1 || sides[step.inputs[0]] != .map
-          || Self.mergesShards(plan.steps[step.inputs[0]])
-        {
-          false
-        } else if Self.concatenatesRecords(step) || Self.joinsTiles(step) {
-          true
-        } else {
-          Self.mapsEachFeature(step)
-        }
+      let map: Bool
+      if step.definition.role == .source {
+        map = step.definition.name == "read"
+      } else if step.inputs.count != 1 || sides[step.inputs[0]] != .map
+        || Self.mergesShards(plan.steps[step.inputs[0]])
+      {
+        map = false
+      } else if Self.joinsTiles(step) {
+        // One shard has every feature and writes the whole tileset; with more, the tile
+        // space is split into shares, each reading every shard's features.
+        map = count == 1
+        if !map { tiled.append(k) }
+      } else {
+        map = Self.concatenatesRecords(step) || Self.mapsEachFeature(step)
+      }
       if map && step.definition.role == .sink {
         if Self.joinsTiles(step) { joined.append(k) } else { concatenated.append(k) }
       }
@@ -97,6 +112,7 @@ public struct ShardPlan: Sendable {
     self.sides = sides
     self.concatenated = concatenated
     self.joined = joined
+    self.tiled = tiled
     let consumers = plan.consumers()
     boundaries = plan.steps.indices.filter { k in
       sides[k] == .map && plan.steps[k].definition.role != .sink
@@ -104,10 +120,10 @@ public struct ShardPlan: Sendable {
     }
     var prefixes: [Int: String] = [:]
     var extensions: [Int: String] = [:]
-    for k in concatenated + joined {
+    for k in concatenated + joined + tiled {
       let path = plan.steps[k].values.string("path") ?? ""
       extensions[k] =
-        joined.contains(k)
+        Self.joinsTiles(plan.steps[k])
         ? (path.lowercased().hasSuffix(".mbtiles") ? "mbtiles" : "pmtiles")
         : FeatureFormats.fileExtension(of: path) ?? "geojsonl"
       prefixes[k] = Self.prefix(in: partsFolder, beside: path, step: k)
@@ -177,12 +193,19 @@ public struct ShardPlan: Sendable {
     return "\(partPrefixes[step] ?? "step\(step + 1)").part-\(padded)-of-\(count).\(ext)"
   }
 
+  /// The path of share `share`'s part of the tiles of `tiled` step `step`:
+  /// `OUTPUT.stepK.share-J-of-N.pmtiles`.
+  public func sharePath(of step: Int, share: Int) -> String {
+    partPath(of: step, shard: share).replacingOccurrences(
+      of: ".part-", with: ".share-", options: .backwards)
+  }
+
   /// The parts of every shard, or an error naming the first that is missing.
   func checkedParts(of step: Int) throws -> [String] {
     let parts = (0..<count).map { partPath(of: step, shard: $0) }
     for (shard, part) in parts.enumerated()
     where access(part, F_OK) != 0
-      || (joined.contains(step) && access(ShardedTiles.boundsPath(of: part), F_OK) != 0)
+      || (joined.contains(step) && access(ShardedTiles.infoPath(of: part), F_OK) != 0)
     {
       throw GeoPipeError(
         "\(part): the part of shard \(shard)/\(count) is missing: run "
@@ -191,9 +214,38 @@ public struct ShardPlan: Sendable {
     return parts
   }
 
+  /// The tiles of every share of a `tiled` step, or an error naming the first that is missing.
+  func checkedShares(of step: Int) throws -> [String] {
+    let parts = (0..<count).map { sharePath(of: step, share: $0) }
+    for (share, part) in parts.enumerated()
+    where access(part, F_OK) != 0 || access(ShardedTiles.infoPath(of: part), F_OK) != 0 {
+      throw GeoPipeError(
+        "\(part): the tiles of share \(share)/\(count) are missing: run "
+          + "'geopipe merge FILE --shards \(count) --tile-share \(share)' first", status: .noInput)
+    }
+    return parts
+  }
+
+  /// The boundaries whose features the merge reads: those not read by `tiled` steps alone.
+  var mergedBoundaries: [Int] {
+    let consumers = plan.consumers()
+    return boundaries.filter { k in
+      k == plan.standardOutput
+        || consumers[k].contains { sides[$0.step] == .merge && !tiled.contains($0.step) }
+    }
+  }
+
+  /// The boundaries whose features the shares of the tiles read.
+  var sharedBoundaries: [Int] {
+    tiled.map { plan.steps[$0].inputs[0] }.reduce(into: []) {
+      if !$0.contains($1) { $0.append($1) }
+    }
+  }
+
   /// Checks that every part the merge needs is there.
   public func checkParts() throws {
-    for k in concatenated + joined + boundaries { _ = try checkedParts(of: k) }
+    for k in concatenated + joined + mergedBoundaries { _ = try checkedParts(of: k) }
+    for k in tiled { _ = try checkedShares(of: k) }
   }
 
   /// Concatenates the parts of each concatenated `write` into its output, committed
@@ -223,17 +275,53 @@ public struct ShardPlan: Sendable {
     }
   }
 
-  /// Joins the tileset parts of each joined `tiles` into its output, committed atomically;
-  /// returns each output's path and tile count.
-  public func joinTiles(threads: Int, report: @escaping @Sendable (ReadDiagnostic) -> Void)
+  /// Copies the tiles of each `joined` and `tiled` step's parts into its output, committed
+  /// atomically; returns each output's path and tile count.
+  public func gatherTiles(report: @escaping @Sendable (ReadDiagnostic) -> Void)
     throws -> [(path: String, tiles: Int)]
   {
-    try joined.map { k in
+    try (joined + tiled).sorted().map { k in
       let values = plan.steps[k].values
-      let tiles = try ShardedTiles.join(
-        values, parts: checkedParts(of: k), threads: threads, report: report)
+      let parts = joined.contains(k) ? try checkedParts(of: k) : try checkedShares(of: k)
+      let tiles = try ShardedTiles.gather(values, parts: parts, report: report)
       return (values.string("path") ?? "", tiles)
     }
+  }
+
+  /// The plan share `share` of the tiles runs (`merge --tile-share`): a reader of the parts
+  /// of each boundary that `tiled` steps read, then those steps, writing their shares.
+  ///
+  /// Throws when a part is missing.
+  public func sharePlan(_ share: Int) throws -> StagePlan {
+    var steps: [StagePlan.Step] = []
+    var index: [Int: Int] = [:]
+    for k in sharedBoundaries {
+      index[k] = steps.count
+      steps.append(try partsReader(of: k))
+    }
+    for k in tiled {
+      var copy = plan.steps[k]
+      copy.values = ShardedTiles.partValues(copy.values, path: sharePath(of: k, share: share))
+      copy.inputs = copy.inputs.compactMap { index[$0] }
+      steps.append(copy)
+    }
+    return StagePlan(steps: steps, standardOutput: nil)
+  }
+
+  /// A reader of the parts of boundary `k` in shard order (as a k-way merge after a `sort`),
+  /// whose features are in the CRS that step's are.
+  private func partsReader(of k: Int) throws -> StagePlan.Step {
+    let parts = try checkedParts(of: k)
+    let sorted = Self.sortedThenMerged.contains(plan.steps[k].definition.name)
+    var values = sorted ? plan.steps[k].values : OptionValues()
+    values.set("path", .list(parts))
+    if let crs = Self.outputCRS(of: k, in: plan.passingCRSOn()) {
+      values.set("crs", .string(crs))
+      values.set("keep-crs", .flag(true))
+    }
+    return StagePlan.Step(
+      definition: sorted ? ShardParts.sortedReader : ShardParts.reader, values: values,
+      inputs: [], line: plan.steps[k].line)
   }
 
   /// The plan a shard runs: the map side, concatenated writes writing their parts.
@@ -283,22 +371,10 @@ public struct ShardPlan: Sendable {
   public func mergePlan() throws -> StagePlan {
     var steps: [StagePlan.Step] = []
     var index: [Int: Int] = [:]
-    let passed = plan.passingCRSOn()
     try checkParts()
-    for k in boundaries {
-      let parts = try checkedParts(of: k)
-      let sorted = Self.sortedThenMerged.contains(plan.steps[k].definition.name)
-      var values = sorted ? plan.steps[k].values : OptionValues()
-      values.set("path", .list(parts))
-      if let crs = Self.outputCRS(of: k, in: passed) {
-        values.set("crs", .string(crs))
-        values.set("keep-crs", .flag(true))
-      }
+    for k in mergedBoundaries {
       index[k] = steps.count
-      steps.append(
-        StagePlan.Step(
-          definition: sorted ? ShardParts.sortedReader : ShardParts.reader, values: values,
-          inputs: [], line: plan.steps[k].line))
+      steps.append(try partsReader(of: k))
       if Self.shardedThenMerged.contains(plan.steps[k].definition.name) {
         var again = plan.steps[k]
         again.inputs = [steps.count - 1]
@@ -306,7 +382,7 @@ public struct ShardPlan: Sendable {
         steps.append(again)
       }
     }
-    for (k, step) in plan.steps.enumerated() where sides[k] == .merge {
+    for (k, step) in plan.steps.enumerated() where sides[k] == .merge && !tiled.contains(k) {
       var copy = step
       copy.inputs = step.inputs.compactMap { index[$0] }
       index[k] = steps.count
@@ -328,11 +404,12 @@ public struct ShardPlan: Sendable {
   }
 
   /// The steps the merge runs: concatenated writes, map-side steps that run again or as a
-  /// k-way merge over the parts, then the merge side, in step order.
+  /// k-way merge over the parts, then the merge side (whose `tiled` steps it copies the
+  /// shares of), in step order.
   public var mergeSteps: [Int] {
     plan.steps.indices.filter { k in
       sides[k] == .merge || concatenated.contains(k) || joined.contains(k)
-        || (boundaries.contains(k) && Self.mergesShards(plan.steps[k]))
+        || (mergedBoundaries.contains(k) && Self.mergesShards(plan.steps[k]))
     }
   }
 
@@ -341,8 +418,9 @@ public struct ShardPlan: Sendable {
     let step = plan.steps[k]
     let name = step.definition.name
     if concatenated.contains(k) { return "concatenates the bytes of the shards' parts" }
-    if joined.contains(k) {
-      return "tiles join of the shards' tilesets (a tile's features from shard 0 first)"
+    if joined.contains(k) { return "copies the shard's tileset" }
+    if tiled.contains(k) {
+      return "copies the tiles of the \(count) shares (each tile is in one share)"
     }
     if Self.sortedThenMerged.contains(name) && sides[k] == .map {
       return "k-way merge of the shards' sorted parts (ties to the lower shard)"

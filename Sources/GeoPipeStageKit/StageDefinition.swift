@@ -81,6 +81,9 @@ public struct StageContext: Sendable {
   public var counters: RunCounters
   /// The shard of a sharded run (`run --shard`): sources read only its share of their inputs.
   public var shard: Shard?
+  /// The share of the tile space that `tiles` steps write (`merge --tile-share`): each reads
+  /// every feature and writes only its share of the tiles.
+  public var tileShare: Shard?
 
   /// Creates a context.
   public init(

@@ -16,10 +16,11 @@ extension Tiler {
     var tags: [Int32] = []
     let filter = options.attributes
     let keepsAll = filter.keepsAll
-    for member in properties.members
+    let hasTypes = !options.attributeTypes.isEmpty
+    for (position, member) in properties.members.enumerated()
     where member.key != skipping && (keepsAll || filter.keeps(member.key)) {
       var json = member.value
-      if let type = options.attributeTypes[member.key], !json.isNull {
+      if hasTypes, let type = options.attributeTypes[member.key], !json.isNull {
         guard let converted = type.convert(json) else {
           summary.unconverted[member.key, default: 0] += 1
           continue
@@ -27,7 +28,7 @@ extension Tiler {
         json = converted
       }
       guard let value = Self.tileValue(json) else { continue }
-      let (key, number) = intern(member.key, value, layer: layer)
+      let (key, number) = intern(member.key, value, layer: layer, position: position)
       tags.append(key)
       tags.append(number)
     }
@@ -36,30 +37,45 @@ extension Tiler {
 
   /// The key and value numbers of a property, added to the tables when new, with its type
   /// noted for the layer's `vector_layers` entry.
-  func intern(_ name: String, _ value: TileValue, layer: Int32) -> (key: Int32, value: Int32) {
+  ///
+  /// `position` is the property's place among its feature's: features mostly list the same
+  /// keys in the same order, so the key last seen there is tried before the key table.
+  func intern(_ name: String, _ value: TileValue, layer: Int32, position: Int = -1)
+    -> (key: Int32, value: Int32)
+  {
     let key: Int32
-    if let known = keyNumbers[name] {
-      key = known
+    if keysByPosition.indices.contains(position), keysByPosition[position].name == name {
+      key = keysByPosition[position].key
     } else {
-      key = Int32(keyNames.count)
-      keyNames.append(name)
-      keyNumbers[name] = key
+      key = Self.number(of: name, in: &keyNumbers, table: &keyNames)
+      if keysByPosition.indices.contains(position) {
+        keysByPosition[position] = (name, key)
+      } else if position >= 0 && position == keysByPosition.count {
+        keysByPosition.append((name, key))
+      }
     }
-    let number: Int32
-    if let known = valueNumbers[value] {
-      number = known
-    } else {
-      number = Int32(valueTable.count)
-      valueTable.append(value)
-      valueNumbers[value] = number
-    }
+    let number = Self.number(of: value, in: &valueNumbers, table: &valueTable)
     let type = value.fieldType
-    if let seen = layers[Int(layer)].fieldTypes[key], seen != type {
-      layers[Int(layer)].fieldTypes[key] = "Mixed"
-    } else if layers[Int(layer)].fieldTypes[key] == nil {
-      layers[Int(layer)].fieldTypes[key] = type
+    let (l, k) = (Int(layer), Int(key))
+    if k >= layers[l].fieldTypes.count {
+      layers[l].fieldTypes += repeatElement(0, count: k + 1 - layers[l].fieldTypes.count)
+    }
+    let seen = layers[l].fieldTypes[k]
+    if seen != type && seen != TileValue.mixedFieldType {
+      layers[l].fieldTypes[k] = seen == 0 ? type : TileValue.mixedFieldType
     }
     return (key, number)
+  }
+
+  /// The number of `item` in `table`, where it is added when new.
+  private static func number<Item: Hashable>(
+    of item: Item, in numbers: inout [Item: Int32], table: inout [Item]
+  ) -> Int32 {
+    if let known = numbers[item] { return known }
+    let number = Int32(table.count)
+    table.append(item)
+    numbers[item] = number
+    return number
   }
 
   static func tileValue(_ value: JSONValue) -> TileValue? {
@@ -96,7 +112,10 @@ extension Tiler {
     return box
   }
 
-  func metadata(name: String, attribution: String, description: String) -> TilesetMetadata {
+  /// The metadata of the tileset `write` writes (after `write`, with what it left out).
+  public func metadata(name: String, attribution: String, description: String)
+    -> TilesetMetadata
+  {
     let box =
       metadataBounds
       ?? Self.clamped(BBox(west: -180, south: -85.051129, east: 180, north: 85.051129))
@@ -111,12 +130,14 @@ extension Tiler {
       json.raw(",\"maxzoom\":")
       json.writeInteger(Int64(min(options.maxZoom, max(layer.maxZoom, options.minZoom))))
       json.raw(",\"fields\":{")
-      let order = layer.fieldTypes.keys.sorted { keyNames[Int($0)] < keyNames[Int($1)] }
+      let order = layer.fieldTypes.indices.filter { layer.fieldTypes[$0] != 0 }.sorted {
+        keyNames[$0] < keyNames[$1]
+      }
       for (f, key) in order.enumerated() {
         if f > 0 { json.raw(",") }
-        json.writeString(keyNames[Int(key)])
+        json.writeString(keyNames[key])
         json.raw(":")
-        json.writeString(layer.fieldTypes[key] ?? "String")
+        json.writeString(TileValue.fieldTypeNames[Int(layer.fieldTypes[key])])
       }
       json.raw("}}")
     }

@@ -31,7 +31,9 @@ public final class Tiler {
   /// A layer's name, the types of its fields and the zooms its features span.
   struct Layer {
     var name: String
-    var fieldTypes: [Int32: String] = [:]
+    /// Per key number, the type of the layer's values of that key, as an index into
+    /// ``TileValue/fieldTypeNames`` (0: the layer has no such field).
+    var fieldTypes: [UInt8] = []
     var minZoom = Int.max
     var maxZoom = Int.min
   }
@@ -51,12 +53,16 @@ public final class Tiler {
   private var shapes: [(feature: Int32, geometry: WorldGeometry)] = []
   var keyNames: [String] = []
   var keyNumbers: [String: Int32] = [:]
+  /// The key last interned at each position among a feature's properties.
+  var keysByPosition: [(name: String, key: Int32)] = []
   var valueTable: [TileValue] = []
   var valueNumbers: [TileValue: Int32] = [:]
   var layers: [Layer] = []
   var layerNumbers: [String: Int32] = [:]
   var bounds = BBox.empty
   var summary = TilesetSummary()
+  /// The placements (and per-tile cost) dealt to each share so far (see ``TilerOptions/share``).
+  var shareLoads: [Int] = []
   /// Told where `write` is after each batch of tiles.
   public var progress: ((TilerProgress) -> Void)?
 
@@ -99,6 +105,17 @@ public final class Tiler {
       }
     summary.features += 1
     geometry.forEachXY { x, y in bounds.extend(x: x, y: y) }
+    if case .point(let p) = geometry {
+      // A point needs no world geometry: its projected position is all that is kept.
+      var stored = Stored(
+        points: nil, id: id, tags: tags, minZoom: minZoom, maxZoom: maxZoom, layer: layer)
+      stored.x = WebMercator.x(longitude: p.x)
+      stored.y = WebMercator.y(latitude: p.y)
+      stored.index = Self.quadkey(x: stored.x, y: stored.y)
+      if options.strategy == .dropSmallest { extents.append(0) }
+      features.append(stored)
+      return
+    }
     for part in Self.world(geometry) {
       var stored = Stored(
         points: part, id: id, tags: tags, minZoom: minZoom, maxZoom: maxZoom, layer: layer)
@@ -190,42 +207,65 @@ public final class Tiler {
     return joined
   }
 
-  /// Every placement of zoom `z` in tile order (features in input order within a tile), and
-  /// the runs of placements that make up each tile.
-  func placements(_ z: Int, pieces: TilePieces) -> (placements: [Placement], runs: [Range<Int>]) {
+  /// Calls `body` with the column, row, feature and piece (-1 for a point) of every
+  /// placement of zoom `z`: the points' (and multipoints') in feature order, then the pieces'
+  /// in piece order.
+  @inline(__always)
+  private func forEachPlacement(
+    _ z: Int, pieces: TilePieces, _ body: (_ x: Int, _ y: Int, _ feature: Int, _ piece: Int) -> Void
+  ) {
     let n = 1 << z
     let scale = Double(n)
     let pad = Double(options.buffer) / Double(options.extent)
-    var placements: [Placement] = []
-    placements.reserveCapacity(features.count + pieces.pieces.count)
-    for (index, feature) in features.enumerated()
-    where !feature.isShape && feature.minZoom <= z && z <= feature.maxZoom {
-      // Every tile in whose buffer the point (or the multipoint's box) lies, as tippecanoe
-      // does, so that symbols near an edge are drawn whole; across the antimeridian too.
-      let (minX, minY, maxX, maxY) =
-        feature.points.map { ($0.minX, $0.minY, $0.maxX, $0.maxY) }
-        ?? (feature.x, feature.y, feature.x, feature.y)
-      let x0 = Int((minX * scale - pad).rounded(.down))
-      let x1 = Int((maxX * scale + pad).rounded(.down))
-      let y0 = max(Int((minY * scale - pad).rounded(.down)), 0)
-      let y1 = min(Int((maxY * scale + pad).rounded(.down)), n - 1)
-      guard x0 <= x1, y0 <= y1 else { continue }
-      let columns = x1 - x0 + 1 >= n ? Array(0..<n) : (x0...x1).map { ($0 % n + n) % n }
-      for tx in columns {
-        for ty in y0...y1 {
-          placements.append(
-            Placement(
-              tileID: PMTilesID.id(z: z, x: tx, y: ty), x: Int32(tx), y: Int32(ty),
-              feature: Int32(index), piece: -1))
+    // Fields are read in place: a copy of a stored feature would retain its arrays.
+    features.withUnsafeBufferPointer { features in
+      for index in features.indices
+      where !features[index].isShape && features[index].minZoom <= z
+        && z <= features[index].maxZoom
+      {
+        // Every tile in whose buffer the point (or the multipoint's box) lies, as tippecanoe
+        // does, so that symbols near an edge are drawn whole; across the antimeridian too.
+        let (minX, minY, maxX, maxY) =
+          features[index].points == nil
+          ? (features[index].x, features[index].y, features[index].x, features[index].y)
+          : features[index].points.map { ($0.minX, $0.minY, $0.maxX, $0.maxY) } ?? (0, 0, 0, 0)
+        let x0 = Int((minX * scale - pad).rounded(.down))
+        let x1 = Int((maxX * scale + pad).rounded(.down))
+        let y0 = max(Int((minY * scale - pad).rounded(.down)), 0)
+        let y1 = min(Int((maxY * scale + pad).rounded(.down)), n - 1)
+        guard x0 <= x1, y0 <= y1 else { continue }
+        let (first, last) = x1 - x0 + 1 >= n ? (0, n - 1) : (x0, x1)
+        for column in first...last {
+          let tx = (column % n + n) % n
+          for ty in y0...y1 { body(tx, ty, index, -1) }
         }
       }
     }
     for (index, piece) in pieces.pieces.enumerated()
     where features[Int(piece.feature)].minZoom <= z {
+      body(Int(piece.x), Int(piece.y), Int(piece.feature), index)
+    }
+  }
+
+  /// Every placement of zoom `z` in tile order (features in input order within a tile), and
+  /// the runs of placements that make up each tile; with a ``TilerOptions/share``, only those
+  /// of the share's tiles.
+  func placements(_ z: Int, pieces: TilePieces) -> (placements: [Placement], runs: [Range<Int>]) {
+    var placements: [Placement] = []
+    func place(_ x: Int, _ y: Int, _ feature: Int, _ piece: Int) {
       placements.append(
         Placement(
-          tileID: PMTilesID.id(z: z, x: Int(piece.x), y: Int(piece.y)), x: piece.x, y: piece.y,
-          feature: piece.feature, piece: Int32(index)))
+          tileID: PMTilesID.id(z: z, x: x, y: y), x: Int32(x), y: Int32(y),
+          feature: Int32(feature), piece: Int32(piece)))
+    }
+    if let share = options.share {
+      let owned = ownedTiles(z, pieces: pieces, share: share)
+      forEachPlacement(z, pieces: pieces) { x, y, feature, piece in
+        if owned[x, y] { place(x, y, feature, piece) }
+      }
+    } else {
+      placements.reserveCapacity(features.count + pieces.pieces.count)
+      forEachPlacement(z, pieces: pieces, place)
     }
     guard !placements.isEmpty else { return ([], []) }
     placements.sort { ($0.tileID, $0.feature, $0.piece) < ($1.tileID, $1.feature, $1.piece) }
@@ -239,6 +279,68 @@ public final class Tiler {
     }
     return (placements, runs)
   }
+
+  /// A value for each tile of one zoom, by column and row: an array over the zoom's grid when
+  /// it is small, else a dictionary.
+  struct TileTable<Value> {
+    private let n: Int
+    private var dense: [Value]
+    private var sparse: [Int: Value] = [:]
+    private let initial: Value
+
+    init(zoom z: Int, initial: Value) {
+      n = 1 << z
+      self.initial = initial
+      dense = z <= 11 ? Array(repeating: initial, count: n * n) : []
+    }
+
+    subscript(_ x: Int, _ y: Int) -> Value {
+      get { dense.isEmpty ? sparse[y * n + x, default: initial] : dense[y * n + x] }
+      set {
+        if dense.isEmpty { sparse[y * n + x] = newValue } else { dense[y * n + x] = newValue }
+      }
+    }
+  }
+
+  /// The tiles of zoom `z` that `share` owns.
+  ///
+  /// Each tile, largest first by its placements (ties in tile order), goes to the share with the least load so far over all zooms (ties
+  /// to the lower share), a tile's load being its placements plus ``shareTileCost``. Every
+  /// tiler sees the same features, so every share deals the same way.
+  private func ownedTiles(_ z: Int, pieces: TilePieces, share: Shard) -> TileTable<Bool> {
+    if shareLoads.count != share.count { shareLoads = Array(repeating: 0, count: share.count) }
+    var counts = TileTable<Int32>(zoom: z, initial: 0)
+    var tiles: [(x: Int, y: Int)] = []
+    forEachPlacement(z, pieces: pieces) { x, y, _, _ in
+      if counts[x, y] == 0 { tiles.append((x, y)) }
+      counts[x, y] += 1
+    }
+    let dealt = tiles.map { tile in
+      (count: Int(counts[tile.x, tile.y]), id: PMTilesID.id(z: z, x: tile.x, y: tile.y), tile)
+    }.sorted { a, b in a.count != b.count ? a.count > b.count : a.id < b.id }
+    // A min-heap of (load, share); sorted, it is one.
+    var heap = shareLoads.enumerated().map { ($1, $0) }.sorted { $0 < $1 }
+    var owned = TileTable<Bool>(zoom: z, initial: false)
+    for (count, _, tile) in dealt {
+      if heap[0].1 == share.index { owned[tile.x, tile.y] = true }
+      heap[0].0 += count + Self.shareTileCost
+      var k = 0
+      while true {
+        let (l, r) = (2 * k + 1, 2 * k + 2)
+        var least = k
+        if l < heap.count && heap[l] < heap[least] { least = l }
+        if r < heap.count && heap[r] < heap[least] { least = r }
+        if least == k { break }
+        heap.swapAt(k, least)
+        k = least
+      }
+    }
+    for (load, owner) in heap { shareLoads[owner] = load }
+    return owned
+  }
+
+  /// What a tile costs beyond its placements when shares are dealt out, in placements.
+  static let shareTileCost = 32
 
   private func layerNumber(_ name: String) -> Int32 {
     if let known = layerNumbers[name] { return known }

@@ -1,3 +1,4 @@
+import GeoPipeIO
 import GeoPipeMercator
 
 /// Settings of a tileset (tippecanoe's defaults where it has one).
@@ -33,6 +34,14 @@ public struct TilerOptions: Sendable {
   public var attributeTypes: [String: TileAttributeType] = [:]
   /// Point thinning below a base zoom (tippecanoe's `-B` and `-r`); nil keeps every point.
   public var thinning: PointThinning?
+  /// The share of the tiles written, when the tile space is split between several tilers that
+  /// each see every feature (nil: every tile).
+  ///
+  /// Each zoom's tiles are dealt out by the
+  /// placements they hold, largest first, to the share with the least so far over all
+  /// zooms, so that the shares' work is even and every tile goes to exactly one share.
+  /// Not with a ``strategy``, which weighs a zoom's tiles against each other.
+  public var share: Shard?
 
   /// Creates options with the defaults.
   public init() {}

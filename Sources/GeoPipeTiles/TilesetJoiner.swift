@@ -16,13 +16,6 @@ public struct TilesetJoiner {
   public var limits = TileSizeLimits()
   /// Worker threads for merging and compressing.
   public var threads = 1
-  /// Whether a merged tile's layers follow the joined metadata's `vector_layers` order (the
-  /// order their names first appear in the inputs), rather than the order of the inputs
-  /// holding the tile.
-  public var ordersLayers = false
-  /// The bounds of the joined metadata, when known more exactly than the inputs' metadata
-  /// (which their formats round) gives them.
-  public var bounds: BBox?
 
   /// What a join did.
   public struct Summary: Sendable {
@@ -43,16 +36,9 @@ public struct TilesetJoiner {
     throws -> Summary
   {
     do {
+      let summary = try writeTiles(inputs, writer)
       var metadata = TilesetMetadata.merging(inputs.map(\.metadata), filter: filter)
-      let order = ordersLayers ? metadata.vectorLayers.compactMap { $0["id"]?.stringValue } : nil
-      let summary = try writeTiles(inputs, writer, layerOrder: order)
       if let name { metadata.name = name }
-      if let bounds {
-        metadata.west = bounds.west
-        metadata.south = bounds.south
-        metadata.east = bounds.east
-        metadata.north = bounds.north
-      }
       try writer.finish(metadata: metadata)
       return summary
     } catch {
@@ -69,13 +55,13 @@ public struct TilesetJoiner {
 
   private typealias Output = Result<[(tile: TileID, data: [UInt8], features: Int)], GeoPipeError>
 
-  private func writeTiles(
-    _ inputs: [any TilesetReader], _ writer: any TilesetWriter, layerOrder: [String]?
-  ) throws -> Summary {
+  private func writeTiles(_ inputs: [any TilesetReader], _ writer: any TilesetWriter) throws
+    -> Summary
+  {
     var summary = Summary()
     let filter = self.filter
     let pool = OrderedTaskPool<[Job], Output>(workers: threads) { jobs in
-      Self.run(jobs, filter: filter, layerOrder: layerOrder)
+      Self.run(jobs, filter: filter)
     }
     defer { pool.cancel() }
     // Results are taken while more than `limit` batches are out (all of them at the end).
@@ -117,9 +103,7 @@ public struct TilesetJoiner {
   private static func id(_ tile: TileID) -> UInt64 { PMTilesID.id(z: tile.z, x: tile.x, y: tile.y) }
 
   /// Merges a batch of tiles, with a decompressor and compressor of its own.
-  private static func run(_ jobs: [Job], filter: TileAttributeFilter, layerOrder: [String]?)
-    -> Output
-  {
+  private static func run(_ jobs: [Job], filter: TileAttributeFilter) -> Output {
     var done: [(tile: TileID, data: [UInt8], features: Int)] = []
     done.reserveCapacity(jobs.count)
     do {
@@ -135,7 +119,7 @@ public struct TilesetJoiner {
           }
         }
         do {
-          let (bytes, features) = try merge(tiles, filter: filter, layerOrder: layerOrder)
+          let (bytes, features) = try merge(tiles, filter: filter)
           let stored =
             job.parts.count == 1 && filter.keepsAll && GzipDecompressor.isGzip(job.parts[0].data)
             ? job.parts[0].data : try compressor.compress(bytes)
@@ -152,19 +136,14 @@ public struct TilesetJoiner {
     }
   }
 
-  /// The uncompressed merged tile and its feature count; its layers in `layerOrder` when
-  /// given (a layer it does not name last), else in the order the tiles hold them.
-  static func merge(_ tiles: [[UInt8]], filter: TileAttributeFilter, layerOrder: [String]? = nil)
-    throws -> (bytes: [UInt8], features: Int)
-  {
+  /// The uncompressed merged tile and its feature count.
+  static func merge(_ tiles: [[UInt8]], filter: TileAttributeFilter) throws -> (
+    bytes: [UInt8], features: Int
+  ) {
     let decoded = try tiles.map(VectorTileDecoder.decode)
     let features = decoded.joined().reduce(0) { $0 + $1.features.count }
     let names = decoded.joined().map(\.name)
-    let rank = Dictionary(
-      (layerOrder ?? []).enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-    let ranks = names.map { rank[$0] ?? Int.max }
-    let ordered = zip(ranks, ranks.dropFirst()).allSatisfy { $0 <= $1 }
-    if filter.keepsAll && Set(names).count == names.count && ordered {
+    if filter.keepsAll && Set(names).count == names.count {
       // Distinct layers: a tile is a sequence of layer fields, so the tiles concatenate.
       return (tiles.count == 1 ? tiles[0] : Array(tiles.joined()), features)
     }
@@ -176,12 +155,6 @@ public struct TilesetJoiner {
         layers.append(TileLayerMerger(like: layer))
       }
       try layers[index[layer.name] ?? 0].add(layer, filter: filter)
-    }
-    if layerOrder != nil {
-      layers = layers.enumerated().sorted { a, b in
-        let (x, y) = (rank[a.element.name] ?? Int.max, rank[b.element.name] ?? Int.max)
-        return x != y ? x < y : a.offset < b.offset
-      }.map(\.element)
     }
     var tile = ProtobufWriter()
     for layer in layers where layer.count > 0 { layer.encode(into: &tile) }

@@ -1,4 +1,9 @@
+import Foundation
+
 /// A property value as vector tiles store it (MVT 2.1 §4.1, `Value`).
+///
+/// Strings are equal, and hash, by their UTF-8 bytes (a tile stores bytes): canonically
+/// equivalent strings spelled differently stay apart, and no Unicode normalization is paid.
 enum TileValue: Hashable, Sendable {
   case string(String)
   case double(Double)
@@ -6,12 +11,57 @@ enum TileValue: Hashable, Sendable {
   case sint(Int64)
   case bool(Bool)
 
-  /// The type name `vector_layers` uses for a field: String, Number or Boolean.
-  var fieldType: String {
+  static func == (a: TileValue, b: TileValue) -> Bool {
+    switch (a, b) {
+    case (.string(let x), .string(let y)): sameBytes(x, y)
+    case (.double(let x), .double(let y)): x == y
+    case (.uint(let x), .uint(let y)): x == y
+    case (.sint(let x), .sint(let y)): x == y
+    case (.bool(let x), .bool(let y)): x == y
+    default: false
+    }
+  }
+
+  /// Whether two strings have the same UTF-8 bytes.
+  private static func sameBytes(_ a: String, _ b: String) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
+    let same = a.utf8.withContiguousStorageIfAvailable { x in
+      b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+        guard let p = x.baseAddress, let q = y.baseAddress else { return true }
+        return memcmp(p, q, x.count) == 0
+      }
+    }
+    return (same ?? nil) ?? a.utf8.elementsEqual(b.utf8)
+  }
+
+  func hash(into hasher: inout Hasher) {
+    func tagged(_ tag: UInt8, _ value: some Hashable) {
+      hasher.combine(tag)
+      hasher.combine(value)
+    }
     switch self {
-    case .string: "String"
-    case .double, .uint, .sint: "Number"
-    case .bool: "Boolean"
+    case .string(var text):
+      hasher.combine(0 as UInt8)
+      text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    case .double(let x): tagged(1, x)
+    case .uint(let n): tagged(2, n)
+    case .sint(let n): tagged(3, n)
+    case .bool(let b): tagged(4, b)
+    }
+  }
+
+  /// The type names `vector_layers` uses for a field, by number (0: none).
+  static let fieldTypeNames = ["", "String", "Number", "Boolean", "Mixed"]
+  /// The number of the type name of a field with values of several types.
+  static let mixedFieldType: UInt8 = 4
+
+  /// The number of the type name `vector_layers` uses for a field of this value:
+  /// String, Number or Boolean (``fieldTypeNames``).
+  var fieldType: UInt8 {
+    switch self {
+    case .string: 1
+    case .double, .uint, .sint: 2
+    case .bool: 3
     }
   }
 

@@ -30,7 +30,17 @@ extension PipelineCommand {
         shards, parts,
         OptionSpec("json", .flag, help: "Print the plan as JSON, for a scheduler."),
       ]
-    case "merge": return [shards, parts]
+    case "merge":
+      return [
+        shards, parts,
+        OptionSpec(
+          "tile-share", .string,
+          help: "Write share J (from 0) of the tiles of each tiles step split by tile (the "
+            + "plan's tiles round), from every shard's features, instead of merging; run after "
+            + "all shards and before the merge. 'env' takes J from JOB_COMPLETION_INDEX (a "
+            + "Kubernetes Indexed Job). Example: geopipe merge tiles.yaml --shards 4 "
+            + "--tile-share 0"),
+      ]
     default: return []
     }
   }
@@ -63,15 +73,27 @@ extension PipelineCommand {
         FileHandle.standardOutput.write(Data(text.utf8))
         return 0
       case "merge":
+        if let text = values.string("tile-share") {
+          let tileShare = try Self.tileShare(text, count: count)
+          let share = tileShare.index
+          guard !split.tiled.isEmpty else {
+            if !quiet {
+              Terminal.printError(
+                "note: no tiles step is split by tile in \(count) shard"
+                  + "\(count == 1 ? "" : "s"): share \(share) has nothing to write")
+            }
+            return 0
+          }
+          return execute(
+            try split.sharePlan(share), values: values, quiet: quiet, tileShare: tileShare)
+        }
         let status = execute(try split.mergePlan(), values: values, quiet: quiet)
         guard status == 0 else { return status }
         for (path, records) in try split.concatenate() where !quiet {
           Terminal.printError("wrote \(path): \(records) feature\(records == 1 ? "" : "s")")
         }
         let context = Command.context(quiet: quiet)
-        for (path, tiles) in try split.joinTiles(
-          threads: Command.threads, report: context.diagnostics) where !quiet
-        {
+        for (path, tiles) in try split.gatherTiles(report: context.diagnostics) where !quiet {
           Terminal.printError("wrote \(path): \(tiles) tile\(tiles == 1 ? "" : "s")")
         }
         return 0
@@ -85,6 +107,23 @@ extension PipelineCommand {
       if failure.status == .usage { Terminal.printError("usage: see 'geopipe \(name) --help'") }
       return failure.status.rawValue
     }
+  }
+
+  /// The share `--tile-share` names: J, or `env` (JOB_COMPLETION_INDEX), of `count`.
+  private static func tileShare(_ text: String, count: Int) throws -> Shard {
+    if text == "env" {
+      let environment = ProcessInfo.processInfo.environment
+      guard let index = environment["JOB_COMPLETION_INDEX"].flatMap({ Int($0) }) else {
+        throw GeoPipeError.usage(
+          "--tile-share env needs JOB_COMPLETION_INDEX (set in the pods of a Kubernetes "
+            + "Indexed Job) to be a whole number")
+      }
+      return try Shard(index: index, count: count)
+    }
+    guard let index = Int(text) else {
+      throw GeoPipeError.usage("--tile-share '\(text)' is not a share number (from 0) or env")
+    }
+    return try Shard(index: index, count: count)
   }
 
   private func stepName(_ step: StagePlan.Step) -> String {
@@ -126,7 +165,21 @@ extension PipelineCommand {
         "  parts of step \(k + 1): \(split.partPath(of: k, shard: 0)) … "
           + split.partPath(of: k, shard: split.count - 1))
     }
-    lines += ["", "merge, once all shards are done: geopipe merge \(path) --shards \(split.count)"]
+    if !split.tiled.isEmpty {
+      lines += [
+        "",
+        "tiles, each share j of \(split.count), once all shards are done: geopipe merge \(path) "
+          + "--shards \(split.count) --tile-share j",
+      ]
+      for k in split.tiled {
+        lines.append(
+          "  " + stepName(steps[k]) + "  (its share of the tiles, from the parts of step "
+            + "\(steps[k].inputs[0] + 1); to \(split.sharePath(of: k, share: 0)) … "
+            + split.sharePath(of: k, share: split.count - 1) + ")")
+      }
+    }
+    let after = split.tiled.isEmpty ? "all shards" : "all shares of the tiles"
+    lines += ["", "merge, once \(after) are done: geopipe merge \(path) --shards \(split.count)"]
     for k in split.mergeSteps {
       lines.append("  " + stepName(steps[k]) + ": " + split.mergeDescription(of: k))
     }
@@ -178,6 +231,24 @@ extension PipelineCommand {
     root.appendUnchecked("pipeline", .string(path))
     root.appendUnchecked("shards", .integer(Int64(split.count)))
     root.appendUnchecked("map", .object(map))
+    if !split.tiled.isEmpty {
+      let shares = (0..<split.count).map { j -> JSONValue in
+        var object = JSONObject()
+        object.appendUnchecked("share", .integer(Int64(j)))
+        object.appendUnchecked(
+          "command",
+          .array(
+            (["geopipe", "merge", path, "--shards", "\(split.count)", "--tile-share", "\(j)"]
+              + extra).map { .string($0) }))
+        object.appendUnchecked(
+          "parts", .array(split.tiled.map { .string(split.sharePath(of: $0, share: j)) }))
+        return .object(object)
+      }
+      var tiles = JSONObject()
+      tiles.appendUnchecked("steps", .array(split.tiled.map(step)))
+      tiles.appendUnchecked("shares", .array(shares))
+      root.appendUnchecked("tiles", .object(tiles))
+    }
     root.appendUnchecked("merge", .object(merge))
     var writer = JSONTextWriter()
     writer.writeValue(.object(root))

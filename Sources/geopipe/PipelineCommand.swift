@@ -61,20 +61,24 @@ struct PipelineCommand {
     filter, select, style, geocode, reverse-geocode, simplify without --percentage or
     --shared-borders, reproject, circle, buffer, join, clip, explode, head, which runs
     again in the merge, and sort, whose sorted parts the merge reads with a k-way merge),
-    the parts each shard writes, and the merge side (writers; a tiles join of the shards'
-    tilesets for a tiles stage whose tiles depend on each feature alone; and as a single
-    reduce over the features of all shards in shard order: dedupe, dissolve, cluster, other
-    tiles, render, info and the rest, each with the reason when it is not obvious).
-    --json prints the same for an engine that schedules the tasks: the commands to run, the
-    parts of each shard, and each merge step.
+    the parts each shard writes, the tiles round (a tiles stage whose tiles depend only on
+    the features in them is split by tile: each of N shares reads all the shards' features
+    and writes its tiles, with 'merge --tile-share J'), and the merge side (writers; copies
+    of the shares' tiles; and as a single reduce over the features of all shards in shard
+    order: dedupe, dissolve, cluster, other tiles, render, info and the rest, each with the
+    reason when it is not obvious). --json prints the same for an engine that schedules the
+    tasks: the commands to run, the parts of each shard and share, and each merge step.
     """,
     "merge": """
-    Checks the file, checks that every shard's parts exist (exit 66 naming the first missing
-    one), then reads the parts in shard order (sorted parts with a k-way merge) and runs the
-    merge side of the plan, and joins tileset parts: writers commit their outputs atomically,
-    as one run does, and the outputs are byte for byte those of 'geopipe run FILE' (tilesets:
-    the same features per tile and metadata). The parts are left in place (remove them once
-    the merge has succeeded); merging again gives the same outputs.
+    Checks the file, checks that every shard's parts (and every share of the tiles) exist
+    (exit 66 naming the first missing one), then reads the parts in shard order (sorted parts
+    with a k-way merge) and runs the merge side of the plan, and copies the shares' tiles
+    into their tilesets: writers commit their outputs atomically, as one run does, and the
+    outputs are byte for byte those of 'geopipe run FILE'. The parts are left in place
+    (remove them once the merge has succeeded); merging again gives the same outputs. With
+    --tile-share J it instead writes share J of the tiles of each tiles stage the plan splits
+    by tile, from the parts of every shard (run each share after all the shards, before the
+    merge).
     """,
     "check": """
     Reports every problem in each file at once, each as file:line:column: error: ...:
@@ -106,6 +110,7 @@ struct PipelineCommand {
     "merge": [
       "geopipe merge Pipelines/filter-select-style.yaml --shards 4",
       "geopipe merge Pipelines/branching.yaml --shards 8 --parts /shared/parts --var out=/shared/out",
+      "geopipe merge Pipelines/demo.yaml --shards 2 --tile-share 1",
     ],
   ]
 
@@ -215,11 +220,13 @@ struct PipelineCommand {
     return plan
   }
 
-  func execute(_ plan: StagePlan, values: OptionValues, quiet: Bool, shard: Shard? = nil)
-    -> Int32
-  {
+  func execute(
+    _ plan: StagePlan, values: OptionValues, quiet: Bool, shard: Shard? = nil,
+    tileShare: Shard? = nil
+  ) -> Int32 {
     var context = Command.context(quiet: quiet)
     context.shard = shard
+    context.tileShare = tileShare
     let counters = context.counters
     let progress = ProgressLine.mode(requested: values.flag("progress"), quiet: quiet).map {
       ProgressLine(counters: counters, label: "run", total: nil, mode: $0)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// Sharded `sort` (a k-way merge of the shards' sorted parts) and `tiles` (a join of the
-/// shards' tilesets): shards followed by a merge write what one run writes.
+/// Sharded `sort` (a k-way merge of the shards' sorted parts) and `tiles` (the tile space
+/// split into shares, each writing its tiles from every shard's features): shards followed by
+/// a merge write what one run writes.
 @Suite("Sharded sort and tiles")
 struct ShardMergeTests {
   /// A generator of the same numbers on every run (a 64-bit linear congruential generator).
@@ -162,8 +163,8 @@ struct ShardMergeTests {
 
   /// PMTiles and MBTiles of points, lines and polygons over several zooms, and a tileset of
   /// three features (most of 7 shards have none): the same features per tile, in the same
-  /// order and layers, and the same metadata, at every shard count.
-  @Test func tilesJoinTheShardsTilesets() throws {
+  /// order and layers, and the same metadata, at every shard count (PMTiles: the same bytes).
+  @Test func tilesSplitIntoSharesOfTheTileSpace() throws {
     try withTemporaryDirectory { directory in
       try Data(Self.shapes.utf8).write(to: directory.appendingPathComponent("shapes.geojsonl"))
       let three = Self.shapes.split(separator: "\n").suffix(3).joined(separator: "\n") + "\n"
@@ -173,9 +174,68 @@ struct ShardMergeTests {
         "tiles.yaml", counts: [1, 2, 3, 7], in: directory, root: directory)
       let plan = try geopipe(["plan", "tiles.yaml", "--shards", "2"], in: directory)
       #expect(
-        plan.out.contains("line 6: tiles out/shapes.pmtiles: tiles join of the shards' tilesets"),
-        "\(plan.out)")
-      #expect(plan.out.contains("out/shapes.mbtiles.step4.part-1-of-2.mbtiles"))
+        plan.out.contains(
+          "line 6: tiles out/shapes.pmtiles: copies the tiles of the 2 shares (each tile is in "
+            + "one share)"), "\(plan.out)")
+      #expect(plan.out.contains("geopipe merge tiles.yaml --shards 2 --tile-share j"))
+      #expect(plan.out.contains("out/shapes.mbtiles.step4.share-1-of-2.mbtiles"))
+      let json = try geopipe(["plan", "tiles.yaml", "--shards", "2", "--json"], in: directory)
+      let object = try JSONSerialization.jsonObject(with: json.stdout) as? [String: Any]
+      let shares = (object?["tiles"] as? [String: Any])?["shares"] as? [[String: Any]]
+      #expect(
+        shares?.last?["command"] as? [String] == [
+          "geopipe", "merge", "tiles.yaml", "--shards", "2", "--tile-share", "1",
+        ])
+      #expect(
+        shares?.last?["parts"] as? [String] == [
+          "out/shapes.pmtiles.step2.share-1-of-2.pmtiles",
+          "out/shapes.mbtiles.step4.share-1-of-2.mbtiles",
+          "out/three.pmtiles.step6.share-1-of-2.pmtiles",
+        ])
+    }
+  }
+
+  /// Writes the test points and `tiles.yaml`, which tiles them into `out/points.pmtiles`.
+  static func writePointTiles(in directory: URL, maxZoom: Int) throws {
+    try Data(points.utf8).write(to: directory.appendingPathComponent("points.geojsonl"))
+    let pipeline = """
+      version: 1
+      stages:
+        - read: {path: points.geojsonl}
+        - tiles: {path: out/points.pmtiles, max-zoom: \(maxZoom)}
+      """
+    try Data(pipeline.utf8).write(to: directory.appendingPathComponent("tiles.yaml"))
+  }
+
+  /// The shares of the tiles deal each zoom's tiles out by size, so that their work is even:
+  /// of 240 points at zooms 0 to 8 in 2 shares, neither share writes more than 55% of the
+  /// placed features; each tile is written by one share.
+  @Test func sharesOfTheTilesAreEven() throws {
+    try withTemporaryDirectory { directory in
+      try Self.writePointTiles(in: directory, maxZoom: 8)
+      for index in 0..<2 {
+        let shard = try geopipe(["run", "tiles.yaml", "--shard", "\(index)/2"], in: directory)
+        #expect(shard.status == 0, "\(shard)")
+      }
+      var features: [Int] = []
+      var tiles: [Set<Substring>] = []
+      for share in 0..<2 {
+        let run = try geopipe(
+          ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "\(share)"], in: directory)
+        #expect(run.status == 0, "\(run)")
+        let part = "out/points.pmtiles.step2.share-\(share)-of-2.pmtiles"
+        let decode = try geopipe(["tiles", "decode", part, "--tile-coordinates"], in: directory)
+        let lines = decode.out.split(separator: "\n")
+        features.append(lines.count)
+        tiles.append(
+          Set(
+            lines.compactMap { $0.split(separator: "\"tile\":").last?.prefix(while: { $0 != "," }) }
+          ))
+      }
+      let total = features.reduce(0, +)
+      #expect(total > 2000, "\(features)")
+      #expect(features.allSatisfy { Double($0) <= 0.55 * Double(total) }, "\(features)")
+      #expect(tiles[0].isDisjoint(with: tiles[1]), "\(tiles)")
     }
   }
 
@@ -205,8 +265,39 @@ struct ShardMergeTests {
     }
   }
 
-  /// A joined tile over the size limits is the warning one run gives.
-  @Test func joinedTilesOverTheLimitsWarnAsOneRun() throws {
+  /// A share of the tiles before every shard has run, or a merge before every share has, fails
+  /// naming what is missing and writes nothing; a share that does not exist is a usage error.
+  @Test func tileSharesRefuseMissingParts() throws {
+    try withTemporaryDirectory { directory in
+      try Self.writePointTiles(in: directory, maxZoom: 3)
+      let early = try geopipe(
+        ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "1"], in: directory)
+      #expect(early.status == 66, "\(early)")
+      #expect(early.err.contains("part-0-of-2.geojsonl: the part of shard 0/2 is missing"))
+      for index in 0..<2 {
+        let shard = try geopipe(["run", "tiles.yaml", "--shard", "\(index)/2"], in: directory)
+        #expect(shard.status == 0, "\(shard)")
+      }
+      let beyond = try geopipe(
+        ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "2"], in: directory)
+      #expect(beyond.status == 64, "\(beyond)")
+      let share = try geopipe(
+        ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "1"], in: directory)
+      #expect(share.status == 0, "\(share)")
+      let merge = try geopipe(["merge", "tiles.yaml", "--shards", "2"], in: directory)
+      #expect(merge.status == 66, "\(merge)")
+      #expect(
+        merge.err.contains(
+          "share-0-of-2.pmtiles: the tiles of share 0/2 are missing: run 'geopipe merge FILE "
+            + "--shards 2 --tile-share 0' first"), "\(merge)")
+      #expect(
+        !FileManager.default.fileExists(
+          atPath: directory.appendingPathComponent("out/points.pmtiles").path))
+    }
+  }
+
+  /// A tile over the size limits is the warning one run gives, from the merge only.
+  @Test func sharedTilesOverTheLimitsWarnAsOneRun() throws {
     try withTemporaryDirectory { directory in
       try Data(Self.points.utf8).write(to: directory.appendingPathComponent("points.geojsonl"))
       let pipeline = """
@@ -229,6 +320,15 @@ struct ShardMergeTests {
           ["run", "tiles.yaml", "--shard", "\(index)/3", "--var", "out=three"], in: directory)
         #expect(shard.status == 0, "\(shard)")
         #expect(warnings(shard).isEmpty, "\(shard)")
+      }
+      for share in 0..<3 {
+        let tiles = try geopipe(
+          [
+            "merge", "tiles.yaml", "--shards", "3", "--tile-share", "\(share)", "--var",
+            "out=three",
+          ], in: directory)
+        #expect(tiles.status == 0, "\(tiles)")
+        #expect(warnings(tiles).isEmpty, "\(tiles)")
       }
       let merge = try geopipe(
         ["merge", "tiles.yaml", "--shards", "3", "--var", "out=three"], in: directory)

@@ -10,7 +10,8 @@ struct ShardTests {
     "demo.yaml", "clusters.yaml", "join-and-dissolve.yaml",
   ]
 
-  /// Every file in a folder and its subfolders but the shards' parts, with its bytes.
+  /// Every file in a folder and its subfolders but the shards' parts and the shares of
+  /// tiles, with its bytes.
   static func outputs(in folder: URL) throws -> [String: Data] {
     var result: [String: Data] = [:]
     let enumerator = FileManager.default.enumerator(atPath: folder.path)
@@ -18,7 +19,7 @@ struct ShardTests {
       let url = folder.appendingPathComponent(name)
       var isFolder: ObjCBool = false
       _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder)
-      if isFolder.boolValue || name.contains(".part-") { continue }
+      if isFolder.boolValue || name.contains(".part-") || name.contains(".share-") { continue }
       result[name] = try Data(contentsOf: url)
     }
     return result
@@ -69,6 +70,15 @@ struct ShardTests {
             + arguments, in: root, environment: environment)
         try #require(shard.status == 0, "shard \(index)/\(count): \(shard)")
       }
+      // The shares of the tiles (nothing to do without a tiles step split by tile).
+      for share in (0..<count).reversed() {
+        let tiles = try geopipe(
+          [
+            "merge", pipeline, "--shards", "\(count)", "--tile-share", "\(share)", "--var",
+            "out=\(out.path)", "-q",
+          ] + arguments, in: root, environment: environment)
+        try #require(tiles.status == 0, "share \(share)/\(count): \(tiles)")
+      }
       let merge = try geopipe(
         ["merge", pipeline, "--shards", "\(count)", "--var", "out=\(out.path)", "-q"] + arguments,
         in: root, environment: environment)
@@ -83,6 +93,12 @@ struct ShardTests {
           sourceLocation: sourceLocation)
       }
       for name in expected.keys where isTileset(name) {
+        // The shares' tiles are copied as stored, with the metadata one run makes.
+        if name.hasSuffix(".pmtiles") {
+          #expect(
+            produced[name] == expected[name], "\(pipeline) in \(count) shards: \(name) differs",
+            sourceLocation: sourceLocation)
+        }
         let one = try decodedTileset(reference.appendingPathComponent(name), root: root)
         let merged = try decodedTileset(out.appendingPathComponent(name), root: root)
         #expect(

@@ -5,9 +5,11 @@
 
 One Spark task per shard (an RDD of shard numbers in N partitions, `mapPartitions` running
 `geopipe run PIPELINE --shard i/N`); Spark retries failed tasks (spark.task.maxFailures), and
-each shard writes its parts atomically, so a task run twice leaves the same part. Then the
-driver runs `geopipe merge PIPELINE --shards N`. Executors need the geopipe binary and must
-see the pipeline file, its inputs and the parts' folder at the same paths.
+each shard writes its parts atomically, so a task run twice leaves the same part. When the
+plan has a tiles round (a `tiles` step split by tile), a second job runs its N shares the same
+way (`geopipe merge PIPELINE --shards N --tile-share j`). Then the driver runs
+`geopipe merge PIPELINE --shards N`. Executors need the geopipe binary and must see the
+pipeline file, its inputs and the parts' folder at the same paths.
 """
 
 import argparse
@@ -17,15 +19,19 @@ import subprocess
 import sys
 
 
-def shard_commands(geopipe, pipeline, shards, extra, cwd):
+def plan_commands(geopipe, pipeline, shards, extra, cwd):
+    """The rounds of commands the plan gives (the shards, then the shares of the tiles when
+    there are any) and the merge command."""
     plan = subprocess.run(
         [geopipe, "plan", pipeline, "--shards", str(shards), "--json"] + extra,
         cwd=cwd, capture_output=True, text=True)
     if plan.returncode != 0:
         sys.exit(f"geopipe plan failed:\n{plan.stderr}")
     layout = json.loads(plan.stdout)
-    shards = [[geopipe] + shard["command"][1:] for shard in layout["map"]["shards"]]
-    return shards, [geopipe] + layout["merge"]["command"][1:]
+    rounds = [[[geopipe] + shard["command"][1:] for shard in layout["map"]["shards"]]]
+    if "tiles" in layout:
+        rounds.append([[geopipe] + share["command"][1:] for share in layout["tiles"]["shares"]])
+    return rounds, [geopipe] + layout["merge"]["command"][1:]
 
 
 def run_partition(commands, cwd):
@@ -34,7 +40,8 @@ def run_partition(commands, cwd):
             done = subprocess.run(commands[index], cwd=cwd, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(
-                    f"shard {index} exited with status {done.returncode}:\n{done.stderr}")
+                    f"{' '.join(commands[index][1:])} exited with status "
+                    f"{done.returncode}:\n{done.stderr}")
             yield index
     return run
 
@@ -54,7 +61,7 @@ def main(argv=None):
     cwd = os.getcwd()
     geopipe = os.path.abspath(arguments.geopipe) if os.sep in arguments.geopipe \
         else arguments.geopipe
-    shards, merge = shard_commands(geopipe, arguments.pipeline, arguments.shards, extra, cwd)
+    rounds, merge = plan_commands(geopipe, arguments.pipeline, arguments.shards, extra, cwd)
 
     from pyspark.sql import SparkSession
     builder = SparkSession.builder.appName("geopipe " + arguments.pipeline)
@@ -62,9 +69,10 @@ def main(argv=None):
         builder = builder.master(arguments.master)
     spark = builder.getOrCreate()
     try:
-        rdd = spark.sparkContext.parallelize(range(len(shards)), len(shards))
-        finished = rdd.mapPartitions(run_partition(shards, cwd)).collect()
-        assert sorted(finished) == list(range(len(shards)))
+        for commands in rounds:
+            rdd = spark.sparkContext.parallelize(range(len(commands)), len(commands))
+            finished = rdd.mapPartitions(run_partition(commands, cwd)).collect()
+            assert sorted(finished) == list(range(len(commands)))
     finally:
         spark.stop()
     done = subprocess.run(merge, cwd=cwd)

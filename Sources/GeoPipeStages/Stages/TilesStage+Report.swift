@@ -8,8 +8,9 @@ extension TilesStage {
   static let namedOversizedTiles = 10
 
   /// Notes what thinning and the strategy left out, per zoom, and warns of tiles over the
-  /// limits and of values that could not be converted.
-  func reportLimits(_ summary: TilesetSummary) {
+  /// limits (unless `limits` is false: the merge of a part warns of them) and of values that
+  /// could not be converted.
+  func reportLimits(_ summary: TilesetSummary, limits: Bool = true) {
     guard let report else { return }
     if let thinning = tiler.settledThinning {
       let rate = Template.displayText(thinning.rate)
@@ -56,7 +57,7 @@ extension TilesStage {
             + "--attribute-type and were left out"))
     }
     for warning in Self.limitWarnings(
-      summary.oversized, strategy: strategy, guessesMaxZoom: guessesMaxZoom)
+      limits ? summary.oversized : [], strategy: strategy, guessesMaxZoom: guessesMaxZoom)
     {
       report(warning)
     }

@@ -1,14 +1,16 @@
 import Foundation
 import GeoPipeCore
 import GeoPipeIO
+import GeoPipeMercator
 import GeoPipeStageKit
 import GeoPipeTiles
 
-/// `tiles` in shards: when each feature's tiles depend on it alone, every shard builds a
-/// tileset of its features and the merge joins them, in shard order, as `tiles join` does.
+/// `tiles` in shards: when each feature's tiles depend on it alone, the tile space is split.
 ///
-/// A tile then holds the features of shard 0 first, then those of shard 1, …: the features
-/// one run puts in it, in the same order (one run writes a tile's features in input order).
+/// Every share of it (`merge --tile-share`) reads all the shards' features, in shard order
+/// (the input order), and writes only its share of the tiles, which are then those one run
+/// writes; the merge copies the shares' tiles into the output. With one shard, the shard
+/// writes the whole tileset and the merge copies it.
 public enum ShardedTiles {
   /// Why a `tiles` step with these options must see every feature at once, or nil when each
   /// feature's tiles depend on it alone.
@@ -29,8 +31,8 @@ public enum ShardedTiles {
     return nil
   }
 
-  /// The options of shard `shard`'s part: written to `path`, with the layer and tileset names
-  /// the output's path gives, and no size check (the merge checks the joined tiles).
+  /// The options of a part of the step's tileset: written to `path`, with the layer and
+  /// tileset names the output's path gives.
   public static func partValues(_ values: OptionValues, path: String) -> OptionValues {
     var part = values
     let output = values.string("path") ?? ""
@@ -40,60 +42,76 @@ public enum ShardedTiles {
     part.set("path", .string(path))
     part.set("layer", .string(layer))
     part.set("name", .string(values.string("name") ?? layer))
-    part.set("no-tile-size-limit", .flag(true))
     return part
   }
 
-  /// Joins the shards' `parts` (in shard order) into the output of a `tiles` step.
+  /// Writes the output of a `tiles` step from `parts` that hold each tile once.
   ///
-  /// `values` are the step's options. The output is committed when complete; joined tiles
-  /// over the size limits are warned of as the stage does. Returns how many tiles were
-  /// written.
-  public static func join(
-    _ values: OptionValues, parts: [String], threads: Int,
-    report: @escaping @Sendable (ReadDiagnostic) -> Void
+  /// The parts are one shard's tileset of all the features, or the shares of the tile space
+  /// written by `merge --tile-share` (each tile in one share). The tiles are copied as stored, in
+  /// tile-id order, with the metadata the parts' tilers made (they saw the same features), so
+  /// the output is the file one run writes; tiles over the size limits are warned of as the
+  /// stage does. The output is committed when complete. Returns how many tiles were written.
+  public static func gather(
+    _ values: OptionValues, parts: [String], report: @escaping @Sendable (ReadDiagnostic) -> Void
   ) throws -> Int {
     let output = values.string("path") ?? ""
-    let opened = try parts.map { try openTileset(path: $0) }
-    // A shard without a feature that has geometry wrote no layer and the whole world's
-    // bounds, which one run does only when no shard has such a feature.
-    let inputs = opened.filter { !$0.metadata.vectorLayers.isEmpty }
-    var joiner = TilesetJoiner()
-    var options = TilerOptions()
-    try TilesOptions.apply(values, to: &options)
-    joiner.limits = options.limits
-    joiner.threads = threads
-    joiner.ordersLayers = true
-    joiner.bounds = try parts.compactMap(readBounds(of:)).reduce(nil) { union, box in
-      var union = union ?? box
-      union.extend(box)
-      return union
+    let infos = try parts.map(readPartInfo(of:))
+    for (part, info) in zip(parts, infos).dropFirst() where info.metadata != infos[0].metadata {
+      throw GeoPipeError(
+        "\(part): its metadata is not that of \(parts[0]): the parts come from different "
+          + "runs; run the shards again", status: .dataError)
     }
+    let inputs = try parts.map { try openTileset(path: $0) }
     let writer = try makeTilesetWriter(path: output)
-    let summary = try joiner.join(
-      inputs.isEmpty ? Array(opened.prefix(1)) : inputs, into: writer, name: nil)
-    for warning in TilesStage.limitWarnings(
-      summary.oversized, strategy: nil, guessesMaxZoom: false)
-    {
+    var tiles = 0
+    do {
+      var heads = try inputs.map { try $0.next() }
+      while let k = heads.indices.filter({ heads[$0] != nil }).min(by: { a, b in
+        id(heads[a]?.tile) < id(heads[b]?.tile)
+      }), let head = heads[k] {
+        try writer.writeTile(head.tile, data: head.data)
+        tiles += 1
+        heads[k] = try inputs[k].next()
+        if let next = heads[k], id(next.tile) <= id(head.tile) {
+          throw GeoPipeError(
+            "\(parts[k]): tile \(next.tile) is out of order or in another part too",
+            status: .dataError)
+        }
+      }
+      try writer.finish(metadata: infos[0].metadata)
+    } catch {
+      writer.abort()
+      throw error as? GeoPipeError ?? GeoPipeError("\(output): \(error)", status: .ioError)
+    }
+    let oversized = infos.flatMap(\.oversized).sorted { id($0.tile) < id($1.tile) }
+    for warning in TilesStage.limitWarnings(oversized, strategy: nil, guessesMaxZoom: false) {
       report(warning)
     }
-    return summary.tiles
+    return tiles
   }
 
-  /// Where a part's exact bounds are kept: its format rounds those in its metadata.
-  public static func boundsPath(of part: String) -> String { part + ".bounds.json" }
+  private static func id(_ tile: TileID?) -> UInt64 {
+    tile.map { PMTilesID.id(z: $0.z, x: $0.x, y: $0.y) } ?? .max
+  }
 
-  /// Keeps beside a shard's part the exact bounds of its metadata (`null`: no feature had
-  /// geometry).
-  static func writeBounds(_ box: BBox?, beside part: String) throws {
-    let value: JSONValue =
-      box.map { box in .array([box.west, box.south, box.east, box.north].map(JSONValue.double)) }
-      ?? .null
-    var text = JSONTextWriter()
-    text.writeValue(value)
-    let file = try OutputFile(path: boundsPath(of: part))
+  /// Where a part's info (``TilesetPartInfo``) is kept.
+  public static func infoPath(of part: String) -> String { part + ".json" }
+
+  /// Removes the info an earlier run left beside a part, before the part is written.
+  static func removePartInfo(beside part: String) throws {
+    let path = infoPath(of: part)
+    guard unlink(path) == 0 || errno == ENOENT else {
+      throw GeoPipeError(
+        "cannot remove '\(path)': \(String(cString: strerror(errno)))", status: .ioError)
+    }
+  }
+
+  /// Keeps beside a written part its tiler's metadata and the tiles over the limits.
+  static func writePartInfo(_ info: TilesetPartInfo, beside part: String) throws {
+    let file = try OutputFile(path: infoPath(of: part))
     do {
-      try text.bytes.withUnsafeBytes { try file.write($0) }
+      try info.encoded().withUnsafeBytes { try file.write($0) }
       try file.commit()
     } catch {
       file.abort()
@@ -101,19 +119,19 @@ public enum ShardedTiles {
     }
   }
 
-  /// The exact bounds kept beside a part, nil when no feature of it had geometry.
-  private static func readBounds(of part: String) throws -> BBox? {
-    let path = boundsPath(of: part)
+  /// The info kept beside a part.
+  private static func readPartInfo(of part: String) throws -> TilesetPartInfo {
+    let path = infoPath(of: part)
     guard access(path, F_OK) == 0 else {
       throw GeoPipeError(
-        "\(path): the bounds of a shard's tiles are missing: run its shard again",
+        "\(path): the metadata of a part of the tiles is missing: run again the shard or "
+          + "share of the tiles that wrote it",
         status: .noInput)
     }
-    guard case .array(let values) = try JSONText.parse(contentsOf: path) else { return nil }
-    let numbers = values.compactMap(\.numberValue)
-    guard numbers.count == 4 else {
-      throw GeoPipeError("\(path): expected the bounds of a shard's tiles", status: .dataError)
+    do {
+      return try TilesetPartInfo(decoding: JSONText.parse(contentsOf: path))
+    } catch let error as TilesError {
+      throw GeoPipeError("\(path): \(error.description)", status: .dataError)
     }
-    return BBox(west: numbers[0], south: numbers[1], east: numbers[2], north: numbers[3])
   }
 }

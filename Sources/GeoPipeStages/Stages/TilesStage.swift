@@ -121,12 +121,17 @@ final class TilesStage: Stage {
   private var usage: PropertyUsage
   let strategy: TileDropStrategy?
   let guessesMaxZoom: Bool
-  /// Whether the stage writes a shard's part, whose exact bounds go beside it.
+  /// Whether the stage writes a part for the merge (a shard's tileset or a share of the
+  /// tiles), whose exact bounds and oversized tiles go beside it, rather than reporting them.
   private let writesPart: Bool
+  /// Whether the stage reports what it saw of the features (a share other than the first
+  /// does not: every share sees the same features).
+  private let reportsFeatures: Bool
 
   init(values: OptionValues, threads: Int, context: StageContext? = nil) throws {
     report = context?.diagnostics
-    writesPart = context?.shard != nil
+    writesPart = context?.shard != nil || context?.tileShare != nil
+    reportsFeatures = (context?.tileShare?.index ?? 0) == 0
     let path = values.string("path") ?? ""
     self.path = path
     // The option table's defaults are TilerOptions' own; an absent value keeps them.
@@ -160,6 +165,10 @@ final class TilesStage: Stage {
     options.layerProperty = values.string("layer-property")
     options.threads = threads
     try TilesOptions.apply(values, to: &options)
+    options.share = context?.tileShare
+    if options.share != nil, let reason = ShardedTiles.singleReduceReason(values) {
+      throw GeoPipeError.usage("tiles: cannot write a share of the tiles: \(reason)")
+    }
     usage = PropertyUsage(
       stage: "tiles", names: TilesOptions.namedProperties(options), strict: values.flag("strict"))
     strategy = options.strategy
@@ -195,7 +204,7 @@ final class TilesStage: Stage {
   }
 
   func finish(emit: Emit) throws {
-    try usage.finish(report: { report?($0) })
+    try usage.finish(report: { if reportsFeatures { report?($0) } })
     if guessesMaxZoom {
       guard let guess = tiler.guessMaxZoom() else {
         writer.abort()
@@ -205,7 +214,7 @@ final class TilesStage: Stage {
       }
       report?(ReadDiagnostic(severity: .note, message: "tiles: \(guess.description)"))
     }
-    if withoutGeometry > 0 {
+    if withoutGeometry > 0 && reportsFeatures {
       report?(
         ReadDiagnostic(
           severity: .note,
@@ -213,11 +222,18 @@ final class TilesStage: Stage {
             + "without geometry"))
     }
     do {
-      // Before the part is committed: a part is never without its bounds.
-      if writesPart { try ShardedTiles.writeBounds(tiler.metadataBounds, beside: path) }
+      // A part is committed before what goes beside it, which is removed first: the merge
+      // never reads a part with what an earlier run left beside it.
+      if writesPart { try ShardedTiles.removePartInfo(beside: path) }
       let summary = try tiler.write(
         to: writer, name: name, attribution: attribution, description: description)
-      reportLimits(summary)
+      if writesPart {
+        let metadata = tiler.metadata(
+          name: name, attribution: attribution, description: description)
+        try ShardedTiles.writePartInfo(
+          TilesetPartInfo(metadata: metadata, oversized: summary.oversized), beside: path)
+      }
+      reportLimits(summary, limits: !writesPart)
     } catch {
       writer.abort()
       throw error as? GeoPipeError

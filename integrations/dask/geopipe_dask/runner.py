@@ -37,7 +37,8 @@ def plan(pipeline, shards, geopipe="geopipe", variables=None, parts=None, cwd=No
 
 def run(pipeline, client, shards=None, geopipe="geopipe", variables=None, parts=None,
         cwd=None, retries=3, gazetteer=None):
-    """Runs every shard of `pipeline` on `client`'s cluster, then the merge.
+    """Runs every shard of `pipeline` on `client`'s cluster, then the shares of the tiles
+    when the plan has them, then the merge.
 
     `shards` defaults to the number of worker threads. A task that fails, or whose worker
     dies, is run again (up to `retries` times for failures; worker losses are Dask's
@@ -61,8 +62,16 @@ def run(pipeline, client, shards=None, geopipe="geopipe", variables=None, parts=
         tasks.append(client.submit(
             _run_geopipe, command, cwd, environment, key=f"geopipe-shard-{shard['shard']}-of-{shards}",
             retries=retries, pure=False))
+    # The tiles round, when the plan has one: each share of the tile space reads every
+    # shard's features, so it starts once all shards are done.
+    if "tiles" in layout:
+        tasks = [
+            client.submit(
+                _run_after, _resolved(share["command"], geopipe), cwd, environment, tasks,
+                key=f"geopipe-tiles-{share['share']}-of-{shards}", retries=retries, pure=False)
+            for share in layout["tiles"]["shares"]]
     merge = client.submit(
-        _merge_after, _resolved(layout["merge"]["command"], geopipe), cwd, environment, tasks,
+        _run_after, _resolved(layout["merge"]["command"], geopipe), cwd, environment, tasks,
         key=f"geopipe-merge-of-{shards}", retries=retries, pure=False)
     return merge.result()
 
@@ -80,9 +89,10 @@ def _passed_on(variables, parts):
     return arguments
 
 
-def _merge_after(command, cwd, environment, shard_results):
-    # The shards' results are passed in so that Dask runs the merge after all of them.
-    del shard_results
+def _run_after(command, cwd, environment, results):
+    # The results of the round before are passed in so that Dask runs this task after all of
+    # them.
+    del results
     return _run_geopipe(command, cwd, environment)
 
 

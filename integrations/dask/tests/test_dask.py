@@ -1,5 +1,6 @@
-"""geopipe-dask on a LocalCluster of two worker processes: the merged outputs are byte for
-byte those of one `geopipe run`, also when a worker is killed while it runs a shard.
+"""geopipe-dask on a LocalCluster of two worker processes: the merged outputs (a tileset made
+by shares of the tile space among them) are byte for byte those of one `geopipe run`, also
+when a worker is killed while it runs a shard.
 
 Usage: python test_dask.py GEOPIPE
 """
@@ -31,6 +32,8 @@ stages:
   - {input: rows, sort: {by: [v, name]}}
   - head: 1000
   - write: {path: "${out}/lowest.csv"}
+  - {input: rows, filter: {where: "v < 30000"}}
+  - tiles: {path: "${out}/rows.pmtiles", max-zoom: 6}
 """
 
 
@@ -47,7 +50,7 @@ def write_input(folder, rows):
 def outputs(folder):
     result = {}
     for name in sorted(os.listdir(folder)):
-        if ".part-" not in name:
+        if ".part-" not in name and ".share-" not in name:
             with open(os.path.join(folder, name), "rb") as f:
                 result[name] = f.read()
     return result
