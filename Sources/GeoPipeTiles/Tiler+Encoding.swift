@@ -15,13 +15,20 @@ extension Tiler {
     let first = shared.placements[run.lowerBound]
     let tx = Int(first.x)
     let ty = Int(first.y)
-    var encoders: [Int32: VectorTileLayerEncoder] = [:]
+    // By layer number: a tileset has few layers.
+    var encoders = [VectorTileLayerEncoder?](repeating: nil, count: layers.count)
     var removed: [Int32] = []
+    let features = self.features
     let strategy = threshold > -.infinity ? options.strategy : nil
     var merger = strategy == .coalesceDensest ? FeatureMerger() : nil
+    func add(layer: Int32, id: UInt64?, kind: UInt8, tags: [Int32], geometry: [UInt32]) {
+      let l = Int(layer)
+      if encoders[l] == nil { encoders[l] = layerEncoder(layer) }
+      encoders[l]?.add(id: id, kind: kind, tags: tags, geometry: geometry)
+    }
     for k in run {
       let placement = shared.placements[k]
-      let feature = features[Int(placement.feature)]
+      let f = Int(placement.feature)
       let isRemoved =
         strategy?.isRemoved(key: dropKeys[Int(placement.feature)], threshold: threshold) ?? false
       if isRemoved && merger == nil {
@@ -30,32 +37,34 @@ extension Tiler {
       }
       guard
         let (kind, commands) = try geometry(
-          of: placement, feature: feature, z: z, x: tx, y: ty, shared: shared,
+          of: placement, feature: features[f], z: z, x: tx, y: ty, shared: shared,
           repairer: repairer)
       else { continue }
       if merger != nil {
-        if isRemoved && merger?.merge(commands, kind: kind, layer: feature.layer) == true {
+        if isRemoved && merger?.merge(commands, kind: kind, layer: features[f].layer) == true {
           removed.append(Int32(k))
         } else if let previous = merger?.hold(
-          FeatureMerger.Held(id: feature.id, kind: kind, tags: feature.tags, commands: commands),
-          layer: feature.layer)
+          FeatureMerger.Held(
+            id: features[f].id, kind: kind, tags: features[f].tags, commands: commands),
+          layer: features[f].layer)
         {
-          encoders[feature.layer, default: layerEncoder(feature.layer)].add(
-            id: previous.id, kind: previous.kind, tags: previous.tags, geometry: previous.commands)
+          add(
+            layer: features[f].layer, id: previous.id, kind: previous.kind, tags: previous.tags,
+            geometry: previous.commands)
         }
         continue
       }
-      encoders[feature.layer, default: layerEncoder(feature.layer)].add(
-        id: feature.id, kind: kind, tags: feature.tags, geometry: commands)
+      add(
+        layer: features[f].layer, id: features[f].id, kind: kind, tags: features[f].tags,
+        geometry: commands)
     }
     for (layer, held) in merger?.remaining ?? [] {
-      encoders[layer, default: layerEncoder(layer)].add(
-        id: held.id, kind: held.kind, tags: held.tags, geometry: held.commands)
+      add(layer: layer, id: held.id, kind: held.kind, tags: held.tags, geometry: held.commands)
     }
     var tile = ProtobufWriter()
     var count = 0
-    for layer in encoders.keys.sorted() {
-      guard let encoder = encoders[layer], encoder.count > 0 else { continue }
+    for encoder in encoders {
+      guard let encoder, encoder.count > 0 else { continue }
       encoder.encode(into: &tile, keyNames: keyNames, valueTable: valueTable)
       count += encoder.count
     }
@@ -95,10 +104,12 @@ extension Tiler {
     } else {
       kind = WorldGeometry.Kind.point.rawValue
       var points: [Int32] = []
+      points.reserveCapacity(2)
       TileGeometryEncoder.appendPoint(
         x: feature.x, y: feature.y, z: z, tileX: tx, tileY: ty, extent: options.extent,
         buffer: buffer, to: &points)
       var writer = CommandWriter()
+      writer.values.reserveCapacity(1 + points.count)
       if !points.isEmpty { writer.moveTo(points) }
       commands = writer.values
     }

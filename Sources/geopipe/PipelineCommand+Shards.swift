@@ -111,17 +111,25 @@ extension PipelineCommand {
 
   /// The share `--tile-share` names: J, or `env` (JOB_COMPLETION_INDEX), of `count`.
   private static func tileShare(_ text: String, count: Int) throws -> Shard {
+    let index: Int
     if text == "env" {
       let environment = ProcessInfo.processInfo.environment
-      guard let index = environment["JOB_COMPLETION_INDEX"].flatMap({ Int($0) }) else {
+      guard let number = environment["JOB_COMPLETION_INDEX"].flatMap({ Int($0) }) else {
         throw GeoPipeError.usage(
           "--tile-share env needs JOB_COMPLETION_INDEX (set in the pods of a Kubernetes "
             + "Indexed Job) to be a whole number")
       }
-      return try Shard(index: index, count: count)
+      index = number
+    } else {
+      guard let number = Int(text) else {
+        throw GeoPipeError.usage("--tile-share '\(text)' is not a share number (from 0) or env")
+      }
+      index = number
     }
-    guard let index = Int(text) else {
-      throw GeoPipeError.usage("--tile-share '\(text)' is not a share number (from 0) or env")
+    guard (0..<count).contains(index) else {
+      throw GeoPipeError.usage(
+        "share \(index) of the tiles does not exist: the shares of \(count) are numbered 0 to "
+          + "\(count - 1)")
     }
     return try Shard(index: index, count: count)
   }

@@ -281,6 +281,7 @@ struct ShardMergeTests {
       let beyond = try geopipe(
         ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "2"], in: directory)
       #expect(beyond.status == 64, "\(beyond)")
+      #expect(beyond.err.contains("share 2 of the tiles does not exist"), "\(beyond)")
       let share = try geopipe(
         ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "1"], in: directory)
       #expect(share.status == 0, "\(share)")
