@@ -71,10 +71,15 @@ public struct ShardPlan: Sendable {
   /// The `tiles` steps of a run in several shards whose tiles depend on each feature alone,
   /// fed by the map side.
   ///
-  /// The tile space is split into as many shares as there are shards. Each share (`geopipe merge --tile-share J`) reads the features of every shard's part in
-  /// shard order, which are the step's input in input order, and writes the tiles of its
-  /// share, exactly those of one run; the merge copies the shares' tiles into the output.
+  /// The tile space is split into as many shares as there are shards. Each share
+  /// (`geopipe merge --tile-share J`) reads the features of every shard's part in shard order,
+  /// which are the step's input in input order, and writes the tiles of its share, exactly
+  /// those of one run; the merge copies the shares' tiles into the output.
   public let tiled: [Int]
+  /// The boundaries whose features the merge reads: those not read by `tiled` steps alone.
+  let mergedBoundaries: [Int]
+  /// The boundaries whose features the shares of the tiles read, in step order.
+  let sharedBoundaries: [Int]
   private let partPrefixes: [Int: String]
   private let partExtensions: [Int: String]
 
@@ -118,6 +123,11 @@ public struct ShardPlan: Sendable {
       sides[k] == .map && plan.steps[k].definition.role != .sink
         && (consumers[k].contains { sides[$0.step] == .merge } || k == plan.standardOutput)
     }
+    mergedBoundaries = boundaries.filter { k in
+      k == plan.standardOutput
+        || consumers[k].contains { sides[$0.step] == .merge && !tiled.contains($0.step) }
+    }
+    sharedBoundaries = boundaries.filter { k in tiled.contains { plan.steps[$0].inputs[0] == k } }
     var prefixes: [Int: String] = [:]
     var extensions: [Int: String] = [:]
     for k in concatenated + joined + tiled {
@@ -186,18 +196,22 @@ public struct ShardPlan: Sendable {
   /// The path of shard `shard`'s part of boundary step `step`:
   /// `OUTPUT.stepK.part-I-of-N.geojsonl` (I zero-padded to the width of N - 1).
   public func partPath(of step: Int, shard: Int) -> String {
-    let width = String(count - 1).count
-    let number = String(shard)
-    let padded = String(repeating: "0", count: max(0, width - number.count)) + number
-    let ext = partExtensions[step] ?? "geojsonl"
-    return "\(partPrefixes[step] ?? "step\(step + 1)").part-\(padded)-of-\(count).\(ext)"
+    numberedPath(of: step, kind: "part", number: shard)
   }
 
   /// The path of share `share`'s part of the tiles of `tiled` step `step`:
   /// `OUTPUT.stepK.share-J-of-N.pmtiles`.
   public func sharePath(of step: Int, share: Int) -> String {
-    partPath(of: step, shard: share).replacingOccurrences(
-      of: ".part-", with: ".share-", options: .backwards)
+    numberedPath(of: step, kind: "share", number: share)
+  }
+
+  /// `PREFIX.KIND-I-of-N.EXT`, I zero-padded to the width of N - 1.
+  private func numberedPath(of step: Int, kind: String, number: Int) -> String {
+    let width = String(count - 1).count
+    let digits = String(number)
+    let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
+    let ext = partExtensions[step] ?? "geojsonl"
+    return "\(partPrefixes[step] ?? "step\(step + 1)").\(kind)-\(padded)-of-\(count).\(ext)"
   }
 
   /// The parts of every shard, or an error naming the first that is missing.
@@ -224,22 +238,6 @@ public struct ShardPlan: Sendable {
           + "'geopipe merge FILE --shards \(count) --tile-share \(share)' first", status: .noInput)
     }
     return parts
-  }
-
-  /// The boundaries whose features the merge reads: those not read by `tiled` steps alone.
-  var mergedBoundaries: [Int] {
-    let consumers = plan.consumers()
-    return boundaries.filter { k in
-      k == plan.standardOutput
-        || consumers[k].contains { sides[$0.step] == .merge && !tiled.contains($0.step) }
-    }
-  }
-
-  /// The boundaries whose features the shares of the tiles read.
-  var sharedBoundaries: [Int] {
-    tiled.map { plan.steps[$0].inputs[0] }.reduce(into: []) {
-      if !$0.contains($1) { $0.append($1) }
-    }
   }
 
   /// Checks that every part the merge needs is there.
@@ -295,9 +293,10 @@ public struct ShardPlan: Sendable {
   public func sharePlan(_ share: Int) throws -> StagePlan {
     var steps: [StagePlan.Step] = []
     var index: [Int: Int] = [:]
+    let passed = plan.passingCRSOn()
     for k in sharedBoundaries {
       index[k] = steps.count
-      steps.append(try partsReader(of: k))
+      steps.append(try partsReader(of: k, passed: passed))
     }
     for k in tiled {
       var copy = plan.steps[k]
@@ -309,13 +308,14 @@ public struct ShardPlan: Sendable {
   }
 
   /// A reader of the parts of boundary `k` in shard order (as a k-way merge after a `sort`),
-  /// whose features are in the CRS that step's are.
-  private func partsReader(of k: Int) throws -> StagePlan.Step {
+  /// whose features are in the CRS that step's are (`passed`: the plan's steps as
+  /// `passingCRSOn()` gives them).
+  private func partsReader(of k: Int, passed: [StagePlan.Step]) throws -> StagePlan.Step {
     let parts = try checkedParts(of: k)
     let sorted = Self.sortedThenMerged.contains(plan.steps[k].definition.name)
     var values = sorted ? plan.steps[k].values : OptionValues()
     values.set("path", .list(parts))
-    if let crs = Self.outputCRS(of: k, in: plan.passingCRSOn()) {
+    if let crs = Self.outputCRS(of: k, in: passed) {
       values.set("crs", .string(crs))
       values.set("keep-crs", .flag(true))
     }
@@ -372,9 +372,10 @@ public struct ShardPlan: Sendable {
     var steps: [StagePlan.Step] = []
     var index: [Int: Int] = [:]
     try checkParts()
+    let passed = plan.passingCRSOn()
     for k in mergedBoundaries {
       index[k] = steps.count
-      steps.append(try partsReader(of: k))
+      steps.append(try partsReader(of: k, passed: passed))
       if Self.shardedThenMerged.contains(plan.steps[k].definition.name) {
         var again = plan.steps[k]
         again.inputs = [steps.count - 1]

@@ -226,9 +226,8 @@ public final class Tiler {
         // Every tile in whose buffer the point (or the multipoint's box) lies, as tippecanoe
         // does, so that symbols near an edge are drawn whole; across the antimeridian too.
         let (minX, minY, maxX, maxY) =
-          features[index].points == nil
-          ? (features[index].x, features[index].y, features[index].x, features[index].y)
-          : features[index].points.map { ($0.minX, $0.minY, $0.maxX, $0.maxY) } ?? (0, 0, 0, 0)
+          features[index].points.map { ($0.minX, $0.minY, $0.maxX, $0.maxY) }
+          ?? (features[index].x, features[index].y, features[index].x, features[index].y)
         let x0 = Int((minX * scale - pad).rounded(.down))
         let x1 = Int((maxX * scale + pad).rounded(.down))
         let y0 = max(Int((minY * scale - pad).rounded(.down)), 0)
@@ -304,9 +303,10 @@ public final class Tiler {
 
   /// The tiles of zoom `z` that `share` owns.
   ///
-  /// Each tile, largest first by its placements (ties in tile order), goes to the share with the least load so far over all zooms (ties
-  /// to the lower share), a tile's load being its placements plus ``shareTileCost``. Every
-  /// tiler sees the same features, so every share deals the same way.
+  /// Each tile, largest first by its placements (ties in tile order), goes to the share with
+  /// the least load so far over all zooms (ties to the lower share), a tile's load being its
+  /// placements plus ``shareTileCost``. Every tiler sees the same features, so every share
+  /// deals the same way.
   private func ownedTiles(_ z: Int, pieces: TilePieces, share: Shard) -> TileTable<Bool> {
     if shareLoads.count != share.count { shareLoads = Array(repeating: 0, count: share.count) }
     var counts = TileTable<Int32>(zoom: z, initial: 0)

@@ -37,9 +37,9 @@ public struct TilerOptions: Sendable {
   /// The share of the tiles written, when the tile space is split between several tilers that
   /// each see every feature (nil: every tile).
   ///
-  /// Each zoom's tiles are dealt out by the
-  /// placements they hold, largest first, to the share with the least so far over all
-  /// zooms, so that the shares' work is even and every tile goes to exactly one share.
+  /// Each zoom's tiles are dealt out by the placements they hold, largest first, to the share
+  /// with the least so far over all zooms, so that the shares' work is even and every tile
+  /// goes to exactly one share.
   /// Not with a ``strategy``, which weighs a zoom's tiles against each other.
   public var share: Shard?
 

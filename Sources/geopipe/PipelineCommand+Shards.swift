@@ -207,22 +207,20 @@ extension PipelineCommand {
       return .object(object)
     }
     let extra = passedOn(values)
-    let shards = (0..<split.count).map { i -> JSONValue in
+    // One task of a round: its number, the command it runs and the files it writes.
+    func task(_ key: String, _ number: Int, command: [String], parts: [String]) -> JSONValue {
       var object = JSONObject()
-      object.appendUnchecked("shard", .integer(Int64(i)))
-      object.appendUnchecked(
-        "command",
-        .array(
-          (["geopipe", "run", path, "--shard", "\(i)/\(split.count)"] + extra).map {
-            .string($0)
-          }))
-      object.appendUnchecked(
-        "parts",
-        .array(
-          (split.concatenated + split.joined + split.boundaries).map {
-            .string(split.partPath(of: $0, shard: i))
-          }))
+      object.appendUnchecked(key, .integer(Int64(number)))
+      object.appendUnchecked("command", .array((command + extra).map { .string($0) }))
+      object.appendUnchecked("parts", .array(parts.map { .string($0) }))
       return .object(object)
+    }
+    let shards = (0..<split.count).map { i in
+      task(
+        "shard", i, command: ["geopipe", "run", path, "--shard", "\(i)/\(split.count)"],
+        parts: (split.concatenated + split.joined + split.boundaries).map {
+          split.partPath(of: $0, shard: i)
+        })
     }
     var merge = JSONObject()
     merge.appendUnchecked(
@@ -240,17 +238,13 @@ extension PipelineCommand {
     root.appendUnchecked("shards", .integer(Int64(split.count)))
     root.appendUnchecked("map", .object(map))
     if !split.tiled.isEmpty {
-      let shares = (0..<split.count).map { j -> JSONValue in
-        var object = JSONObject()
-        object.appendUnchecked("share", .integer(Int64(j)))
-        object.appendUnchecked(
-          "command",
-          .array(
-            (["geopipe", "merge", path, "--shards", "\(split.count)", "--tile-share", "\(j)"]
-              + extra).map { .string($0) }))
-        object.appendUnchecked(
-          "parts", .array(split.tiled.map { .string(split.sharePath(of: $0, share: j)) }))
-        return .object(object)
+      let shares = (0..<split.count).map { j in
+        task(
+          "share", j,
+          command: [
+            "geopipe", "merge", path, "--shards", "\(split.count)", "--tile-share", "\(j)",
+          ],
+          parts: split.tiled.map { split.sharePath(of: $0, share: j) })
       }
       var tiles = JSONObject()
       tiles.appendUnchecked("steps", .array(split.tiled.map(step)))
