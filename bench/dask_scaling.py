@@ -1,7 +1,8 @@
 """Times a pipeline file run through geopipe-dask on LocalClusters of 1 and 2 worker processes.
 
-Each cluster (one thread per worker, `GEOPIPE_THREADS=1` so that each geopipe process uses
-one thread) is started before the clock starts, as a user's cluster would be running; the time
+Each cluster (`geopipe_dask.local_cluster`, the one `geopipe-dask run --local-workers`
+starts: one thread per worker, Dask's background sampling turned down; `GEOPIPE_THREADS=1`
+so that each geopipe process uses one thread) is started before the clock starts, as a user's cluster would be running; the time
 is that of `geopipe_dask.run`: `geopipe plan`, every shard (one per worker) and the merge.
 Prints one line per worker count: `WORKERS SECONDS`.
 
@@ -15,15 +16,14 @@ import shutil
 import sys
 import time
 
-from distributed import Client, LocalCluster
+from distributed import Client
 
 import geopipe_dask
 
 
 def timed_run(geopipe, pipeline, out, workers):
     shutil.rmtree(out, ignore_errors=True)
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with geopipe_dask.local_cluster(workers) as cluster, Client(cluster) as client:
         client.wait_for_workers(workers)
         start = time.perf_counter()
         geopipe_dask.run(pipeline, client, shards=workers, geopipe=geopipe,

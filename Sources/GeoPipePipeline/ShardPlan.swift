@@ -59,7 +59,8 @@ public struct ShardPlan: Sendable {
   public let count: Int
   /// Each step's side.
   public let sides: [Side]
-  /// The map-side steps whose features go to the merge, in step order.
+  /// The map-side steps whose features the merge reads, in step order (those `tiled` steps
+  /// read reach the shares of the tiles as features parts instead).
   public let boundaries: [Int]
   /// The map-side `write` steps, of GeoJSONSeq: each shard writes its records to a part with
   /// the step's own options, and the merge concatenates the parts' bytes into the output.
@@ -71,15 +72,13 @@ public struct ShardPlan: Sendable {
   /// The `tiles` steps of a run in several shards whose tiles depend on each feature alone,
   /// fed by the map side.
   ///
-  /// The tile space is split into as many shares as there are shards. Each share
-  /// (`geopipe merge --tile-share J`) reads the features of every shard's part in shard order,
-  /// which are the step's input in input order, and writes the tiles of its share, exactly
-  /// those of one run; the merge copies the shares' tiles into the output.
+  /// Each shard adds its features to a tiler as the step would (projected, properties
+  /// numbered) and writes them to a features part. The tile space is split into as many
+  /// shares as there are shards: each share (`geopipe merge --tile-share J`) reads every
+  /// shard's features part in shard order, which gives the tiler of one run over the step's
+  /// input, and writes the tiles of its share, exactly those of one run; the merge copies the
+  /// shares' tiles into the output.
   public let tiled: [Int]
-  /// The boundaries whose features the merge reads: those not read by `tiled` steps alone.
-  let mergedBoundaries: [Int]
-  /// The boundaries whose features the shares of the tiles read, in step order.
-  let sharedBoundaries: [Int]
   private let partPrefixes: [Int: String]
   private let partExtensions: [Int: String]
 
@@ -121,13 +120,9 @@ public struct ShardPlan: Sendable {
     let consumers = plan.consumers()
     boundaries = plan.steps.indices.filter { k in
       sides[k] == .map && plan.steps[k].definition.role != .sink
-        && (consumers[k].contains { sides[$0.step] == .merge } || k == plan.standardOutput)
+        && (k == plan.standardOutput
+          || consumers[k].contains { sides[$0.step] == .merge && !tiled.contains($0.step) })
     }
-    mergedBoundaries = boundaries.filter { k in
-      k == plan.standardOutput
-        || consumers[k].contains { sides[$0.step] == .merge && !tiled.contains($0.step) }
-    }
-    sharedBoundaries = boundaries.filter { k in tiled.contains { plan.steps[$0].inputs[0] == k } }
     var prefixes: [Int: String] = [:]
     var extensions: [Int: String] = [:]
     for k in concatenated + joined + tiled {
@@ -194,7 +189,8 @@ public struct ShardPlan: Sendable {
   }
 
   /// The path of shard `shard`'s part of boundary step `step`:
-  /// `OUTPUT.stepK.part-I-of-N.geojsonl` (I zero-padded to the width of N - 1).
+  /// `OUTPUT.stepK.part-I-of-N.geojsonl` (I zero-padded to the width of N - 1); of a `tiled`
+  /// step, its features part `OUTPUT.stepK.part-I-of-N.tilefeatures`.
   public func partPath(of step: Int, shard: Int) -> String {
     numberedPath(of: step, kind: "part", number: shard)
   }
@@ -210,7 +206,8 @@ public struct ShardPlan: Sendable {
     let width = String(count - 1).count
     let digits = String(number)
     let padded = String(repeating: "0", count: max(0, width - digits.count)) + digits
-    let ext = partExtensions[step] ?? "geojsonl"
+    let ext =
+      kind == "part" && tiled.contains(step) ? "tilefeatures" : partExtensions[step] ?? "geojsonl"
     return "\(partPrefixes[step] ?? "step\(step + 1)").\(kind)-\(padded)-of-\(count).\(ext)"
   }
 
@@ -242,7 +239,7 @@ public struct ShardPlan: Sendable {
 
   /// Checks that every part the merge needs is there.
   public func checkParts() throws {
-    for k in concatenated + joined + mergedBoundaries { _ = try checkedParts(of: k) }
+    for k in concatenated + joined + boundaries { _ = try checkedParts(of: k) }
     for k in tiled { _ = try checkedShares(of: k) }
   }
 
@@ -286,23 +283,23 @@ public struct ShardPlan: Sendable {
     }
   }
 
-  /// The plan share `share` of the tiles runs (`merge --tile-share`): a reader of the parts
-  /// of each boundary that `tiled` steps read, then those steps, writing their shares.
+  /// The plan share `share` of the tiles runs (`merge --tile-share`): each `tiled` step,
+  /// reading the features parts of every shard and writing its share, after a source of no
+  /// features.
   ///
   /// Throws when a part is missing.
   public func sharePlan(_ share: Int) throws -> StagePlan {
-    var steps: [StagePlan.Step] = []
-    var index: [Int: Int] = [:]
-    let passed = plan.passingCRSOn()
-    for k in sharedBoundaries {
-      index[k] = steps.count
-      steps.append(try partsReader(of: k, passed: passed))
-    }
+    var none = OptionValues()
+    none.set("path", .list([]))
+    var steps = [StagePlan.Step(definition: ShardParts.reader, values: none, inputs: [])]
     for k in tiled {
-      var copy = plan.steps[k]
-      copy.values = ShardedTiles.partValues(copy.values, path: sharePath(of: k, share: share))
-      copy.inputs = copy.inputs.compactMap { index[$0] }
-      steps.append(copy)
+      var values = ShardedTiles.partValues(
+        plan.steps[k].values, path: sharePath(of: k, share: share))
+      values.set("features-parts", .list(try checkedParts(of: k)))
+      steps.append(
+        StagePlan.Step(
+          definition: ShardedTiles.shareWriter, values: values, inputs: [0],
+          line: plan.steps[k].line))
     }
     return StagePlan(steps: steps, standardOutput: nil)
   }
@@ -342,19 +339,28 @@ public struct ShardPlan: Sendable {
     return StagePlan(steps: steps, standardOutput: nil)
   }
 
-  /// The part writers a shard adds to `mapPlan()`, for each boundary in order.
+  /// The part writers a shard adds to `mapPlan()`: for each boundary in order, then the
+  /// features parts of the `tiled` steps.
   public func partSteps(shard: Int) -> [StagePlan.Step] {
     let mapIndex = Dictionary(
       uniqueKeysWithValues: plan.steps.indices.filter { sides[$0] == .map }.enumerated().map {
         ($1, $0)
       })
-    return boundaries.map { k in
+    let parts = boundaries.map { k in
       var values = OptionValues()
       values.set("path", .string(partPath(of: k, shard: shard)))
       return StagePlan.Step(
         definition: ShardParts.writer, values: values, inputs: [mapIndex[k] ?? 0],
         line: plan.steps[k].line)
     }
+    return parts
+      + tiled.map { k in
+        StagePlan.Step(
+          definition: ShardedTiles.featuresPartWriter,
+          values: ShardedTiles.partValues(
+            plan.steps[k].values, path: partPath(of: k, shard: shard)),
+          inputs: [mapIndex[plan.steps[k].inputs[0]] ?? 0], line: plan.steps[k].line)
+      }
   }
 
   /// The plan shard `shard` runs.
@@ -373,7 +379,7 @@ public struct ShardPlan: Sendable {
     var index: [Int: Int] = [:]
     try checkParts()
     let passed = plan.passingCRSOn()
-    for k in mergedBoundaries {
+    for k in boundaries {
       index[k] = steps.count
       steps.append(try partsReader(of: k, passed: passed))
       if Self.shardedThenMerged.contains(plan.steps[k].definition.name) {
@@ -410,7 +416,7 @@ public struct ShardPlan: Sendable {
   public var mergeSteps: [Int] {
     plan.steps.indices.filter { k in
       sides[k] == .merge || concatenated.contains(k) || joined.contains(k)
-        || (mergedBoundaries.contains(k) && Self.mergesShards(plan.steps[k]))
+        || (boundaries.contains(k) && Self.mergesShards(plan.steps[k]))
     }
   }
 

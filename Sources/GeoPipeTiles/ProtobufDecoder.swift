@@ -66,6 +66,18 @@ struct ProtobufDecoder {
     }
   }
 
+  /// 8 little-endian bytes.
+  mutating func fixed64() throws -> UInt64 { try fixed(8) }
+
+  /// The range of the next `count` bytes, which are stepped over.
+  mutating func take(_ count: Int) throws -> Range<Int> {
+    guard count >= 0, end - position >= count else {
+      throw TilesError("\(count) bytes are needed, \(end - position) are left")
+    }
+    defer { position += count }
+    return position..<(position + count)
+  }
+
   private mutating func fixed(_ count: Int) throws -> UInt64 {
     guard end - position >= count else { throw TilesError("a fixed-size value is cut off") }
     var value: UInt64 = 0

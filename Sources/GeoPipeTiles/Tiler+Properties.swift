@@ -68,7 +68,7 @@ extension Tiler {
   }
 
   /// The number of `item` in `table`, where it is added when new.
-  private static func number<Item: Hashable>(
+  static func number<Item: Hashable>(
     of item: Item, in numbers: inout [Item: Int32], table: inout [Item]
   ) -> Int32 {
     if let known = numbers[item] { return known }

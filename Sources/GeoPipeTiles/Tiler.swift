@@ -50,7 +50,7 @@ public final class Tiler {
   var dropKeys: [Double] = []
   /// The base zoom and rate point thinning used.
   var thinningUsed: (baseZoom: Int, rate: Double)?
-  private var shapes: [(feature: Int32, geometry: WorldGeometry)] = []
+  var shapes: [(feature: Int32, geometry: WorldGeometry)] = []
   var keyNames: [String] = []
   var keyNumbers: [String: Int32] = [:]
   /// The key last interned at each position among a feature's properties.
@@ -342,7 +342,7 @@ public final class Tiler {
   /// What a tile costs beyond its placements when shares are dealt out, in placements.
   static let shareTileCost = 32
 
-  private func layerNumber(_ name: String) -> Int32 {
+  func layerNumber(_ name: String) -> Int32 {
     if let known = layerNumbers[name] { return known }
     let number = Int32(layers.count)
     layers.append(Layer(name: name))

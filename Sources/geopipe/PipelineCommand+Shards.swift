@@ -36,10 +36,10 @@ extension PipelineCommand {
         OptionSpec(
           "tile-share", .string,
           help: "Write share J (from 0) of the tiles of each tiles step split by tile (the "
-            + "plan's tiles round), from every shard's features, instead of merging; run after "
-            + "all shards and before the merge. 'env' takes J from JOB_COMPLETION_INDEX (a "
-            + "Kubernetes Indexed Job). Example: geopipe merge tiles.yaml --shards 4 "
-            + "--tile-share 0"),
+            + "plan's tiles round), from every shard's prepared features, instead of merging; "
+            + "run after all shards and before the merge. 'env' takes J from "
+            + "JOB_COMPLETION_INDEX (a Kubernetes Indexed Job). Example: geopipe merge "
+            + "tiles.yaml --shards 4 --tile-share 0"),
       ]
     default: return []
     }
@@ -173,6 +173,11 @@ extension PipelineCommand {
         "  parts of step \(k + 1): \(split.partPath(of: k, shard: 0)) … "
           + split.partPath(of: k, shard: split.count - 1))
     }
+    for k in split.tiled {
+      lines.append(
+        "  features of step \(k + 1) (tiles), prepared: \(split.partPath(of: k, shard: 0)) … "
+          + split.partPath(of: k, shard: split.count - 1))
+    }
     if !split.tiled.isEmpty {
       lines += [
         "",
@@ -181,8 +186,8 @@ extension PipelineCommand {
       ]
       for k in split.tiled {
         lines.append(
-          "  " + stepName(steps[k]) + "  (its share of the tiles, from the parts of step "
-            + "\(steps[k].inputs[0] + 1); to \(split.sharePath(of: k, share: 0)) … "
+          "  " + stepName(steps[k]) + "  (its share of the tiles, from every shard's "
+            + "prepared features; to \(split.sharePath(of: k, share: 0)) … "
             + split.sharePath(of: k, share: split.count - 1) + ")")
       }
     }
@@ -218,7 +223,7 @@ extension PipelineCommand {
     let shards = (0..<split.count).map { i in
       task(
         "shard", i, command: ["geopipe", "run", path, "--shard", "\(i)/\(split.count)"],
-        parts: (split.concatenated + split.joined + split.boundaries).map {
+        parts: (split.concatenated + split.joined + split.boundaries + split.tiled).map {
           split.partPath(of: $0, shard: i)
         })
     }

@@ -62,8 +62,9 @@ struct PipelineCommand {
     --shared-borders, reproject, circle, buffer, join, clip, explode, head, which runs
     again in the merge, and sort, whose sorted parts the merge reads with a k-way merge),
     the parts each shard writes, the tiles round (a tiles stage whose tiles depend only on
-    the features in them is split by tile: each of N shares reads all the shards' features
-    and writes its tiles, with 'merge --tile-share J'), and the merge side (writers; copies
+    the features in them is split by tile: each shard prepares its features for the tiler,
+    and each of N shares reads all the shards' prepared features and writes its tiles, with
+    'merge --tile-share J'), and the merge side (writers; copies
     of the shares' tiles; and as a single reduce over the features of all shards in shard
     order: dedupe, dissolve, cluster, other tiles, render, info and the rest, each with the
     reason when it is not obvious). --json prints the same for an engine that schedules the
@@ -77,8 +78,9 @@ struct PipelineCommand {
     outputs are byte for byte those of 'geopipe run FILE'. The parts are left in place
     (remove them once the merge has succeeded); merging again gives the same outputs. With
     --tile-share J it instead writes share J of the tiles of each tiles stage the plan splits
-    by tile, from the parts of every shard (run each share after all the shards, before the
-    merge).
+    by tile, from the features parts of every shard (run each share after all the shards,
+    before the merge; a features part that is damaged, of another shard or prepared with
+    other tiles options is refused, exit 65).
     """,
     "check": """
     Reports every problem in each file at once, each as file:line:column: error: ...:
@@ -247,6 +249,11 @@ struct PipelineCommand {
         for (step, count) in zip(plan.steps, result.received)
         where step.definition.role == .sink && !step.definition.pathIsInput {
           guard let path = step.values.string("path"), path != "-" else { continue }
+          if let tileShare {
+            // A share of the tiles reads the shards' prepared features, not features.
+            Terminal.printError("wrote \(path): share \(tileShare) of the tiles")
+            continue
+          }
           Terminal.printError("wrote \(path): \(count) feature\(count == 1 ? "" : "s")")
         }
       }

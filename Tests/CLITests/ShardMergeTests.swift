@@ -273,7 +273,9 @@ struct ShardMergeTests {
       let early = try geopipe(
         ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "1"], in: directory)
       #expect(early.status == 66, "\(early)")
-      #expect(early.err.contains("part-0-of-2.geojsonl: the part of shard 0/2 is missing"))
+      #expect(
+        early.err.contains("part-0-of-2.tilefeatures: the part of shard 0/2 is missing"),
+        "\(early)")
       for index in 0..<2 {
         let shard = try geopipe(["run", "tiles.yaml", "--shard", "\(index)/2"], in: directory)
         #expect(shard.status == 0, "\(shard)")
@@ -294,6 +296,50 @@ struct ShardMergeTests {
       #expect(
         !FileManager.default.fileExists(
           atPath: directory.appendingPathComponent("out/points.pmtiles").path))
+    }
+  }
+
+  /// A share of the tiles refuses a features part that is damaged, of another shard, or was
+  /// prepared with other options, naming it, and writes nothing.
+  @Test func tileSharesRefuseDamagedParts() throws {
+    try withTemporaryDirectory { directory in
+      try Self.writePointTiles(in: directory, maxZoom: 3)
+      for index in 0..<2 {
+        let shard = try geopipe(["run", "tiles.yaml", "--shard", "\(index)/2"], in: directory)
+        #expect(shard.status == 0, "\(shard)")
+      }
+      let parts = (0..<2).map {
+        directory.appendingPathComponent("out/points.pmtiles.step2.part-\($0)-of-2.tilefeatures")
+      }
+      let good = try Data(contentsOf: parts[1])
+      let share = directory.appendingPathComponent("out/points.pmtiles.step2.share-0-of-2.pmtiles")
+      func expectRefused(_ message: String) throws {
+        let run = try geopipe(
+          ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "0"], in: directory)
+        #expect(run.status == 65, "\(run)")
+        #expect(
+          run.err.contains("points.pmtiles.step2.part-1-of-2.tilefeatures: \(message)"),
+          "\(run)")
+        #expect(!FileManager.default.fileExists(atPath: share.path))
+      }
+      try good.prefix(good.count - 9).write(to: parts[1])
+      try expectRefused("the part is cut short: run its shard again")
+      try Data("{\"type\":\"Feature\"}\n".utf8).write(to: parts[1])
+      try expectRefused("not a part of tile features")
+      try Data(contentsOf: parts[0]).write(to: parts[1])
+      try expectRefused("it holds the features of shard 0/2, not 1/2")
+      try good.write(to: parts[1])
+      let pipeline = directory.appendingPathComponent("tiles.yaml")
+      let text = try String(contentsOf: pipeline, encoding: .utf8)
+      try Data(text.replacingOccurrences(of: "max-zoom: 3", with: "max-zoom: 4").utf8).write(
+        to: pipeline)
+      let other = try geopipe(
+        ["merge", "tiles.yaml", "--shards", "2", "--tile-share", "0"], in: directory)
+      #expect(other.status == 65, "\(other)")
+      #expect(
+        other.err.contains(
+          "part-0-of-2.tilefeatures: the part was written with other options (min-zoom 0 "
+            + "max-zoom 3"), "\(other)")
     }
   }
 

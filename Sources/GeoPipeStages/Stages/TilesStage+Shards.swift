@@ -31,6 +31,90 @@ public enum ShardedTiles {
     return nil
   }
 
+  /// The stage a shard runs for a `tiles` step split by tile: it adds the shard's features to
+  /// a tiler as the step would (projected, properties numbered) and writes them to its `path`,
+  /// a features part, which every share of the tiles reads instead of parsing the features
+  /// again.
+  ///
+  /// The values are the step's (``partValues(_:path:)``); `shard` is the shard's.
+  public static let featuresPartWriter = StageDefinition(
+    name: "tiles", abstract: "Prepare a shard's features for the shares of the tiles.",
+    discussion: "", examples: [], options: TilesStage.definition.options, role: .sink,
+    buffersAll: true,
+    make: { values, context in
+      guard let shard = context.shard else {
+        throw GeoPipeError.usage("tiles: a features part is written by a shard")
+      }
+      return .stage(
+        try TilesStage(
+          values: values, threads: context.threads, context: context,
+          mode: .featuresPart(shard)))
+    })
+
+  /// The stage a share of the tiles runs (`merge --tile-share`).
+  ///
+  /// It reads the features parts its `features-parts` option lists, in shard order, and writes
+  /// its share of the tiles to its `path`. Its input is a source of no features.
+  public static let shareWriter = StageDefinition(
+    name: "tiles", abstract: "Write a share of the tiles from the shards' features parts.",
+    discussion: "", examples: [],
+    options: TilesStage.definition.options + [
+      OptionSpec(
+        "features-parts", .path, variadic: true, help: "The shards' features parts, in order.")
+    ], role: .sink, buffersAll: true,
+    make: { values, context in
+      .stage(
+        try TilesStage(
+          values: values, threads: context.threads, context: context,
+          mode: .share(parts: values.list("features-parts") ?? [])))
+    })
+
+  /// Adds the features parts `parts` (every shard's, in shard order) to `tiler`; returns how
+  /// many features without geometry they left out.
+  ///
+  /// A part that is missing, damaged, of another shard or written with other options is an
+  /// error naming it.
+  static func absorb(_ parts: [String], into tiler: Tiler) throws -> Int {
+    var withoutGeometry = 0
+    for (k, part) in parts.enumerated() {
+      let bytes = try readWhole(part)
+      let shard: Shard
+      do {
+        let left: Int
+        (shard, left) = try tiler.absorb(featuresPart: bytes)
+        withoutGeometry += left
+      } catch let error as TilesError {
+        throw GeoPipeError(
+          "\(part): \(error.description): run its shard again", status: .dataError)
+      }
+      guard shard.index == k, shard.count == parts.count else {
+        throw GeoPipeError(
+          "\(part): it holds the features of shard \(shard), not \(k)/\(parts.count): run its "
+            + "shard again", status: .dataError)
+      }
+    }
+    return withoutGeometry
+  }
+
+  /// The bytes of a file, read straight into an array of its size.
+  private static func readWhole(_ path: String) throws -> [UInt8] {
+    var info = stat()
+    let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
+    let source = try FileByteSource(path: path)
+    var bytes = [UInt8](repeating: 0, count: size + 1)
+    var filled = 0
+    while true {
+      if filled == bytes.count { bytes += repeatElement(0, count: max(bytes.count, 1 << 20)) }
+      let n = try bytes.withUnsafeMutableBytes { buffer in
+        try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+      }
+      if n == 0 { break }
+      filled += n
+    }
+    bytes.removeLast(bytes.count - filled)
+    return bytes
+  }
+
   /// The options of a part of the step's tileset: written to `path`, with the layer and
   /// tileset names the output's path gives.
   public static func partValues(_ values: OptionValues, path: String) -> OptionValues {

@@ -109,8 +109,24 @@ final class TilesStage: Stage {
       .stage(try TilesStage(values: values, threads: context.threads, context: context))
     })
 
+  /// What the stage writes.
+  enum Mode {
+    /// The tileset at its path (or, in a tile share, the share's tiles).
+    case tileset
+    /// A shard's features, prepared for the shares of the tiles
+    /// (``ShardedTiles/featuresPartWriter``).
+    case featuresPart(Shard)
+    /// A share of the tiles, from the features parts of every shard in shard order
+    /// (``ShardedTiles/shareWriter``).
+    case share(parts: [String])
+  }
+
   let tiler: Tiler
-  private let writer: any TilesetWriter
+  private let mode: Mode
+  /// The tileset, or nil when the stage writes a features part.
+  private let writer: (any TilesetWriter)?
+  /// The features part, or nil when the stage writes a tileset.
+  private let partFile: OutputFile?
   private let path: String
   private let name: String
   private let attribution: String
@@ -128,7 +144,10 @@ final class TilesStage: Stage {
   /// does not: every share sees the same features).
   private let reportsFeatures: Bool
 
-  init(values: OptionValues, threads: Int, context: StageContext? = nil) throws {
+  init(values: OptionValues, threads: Int, context: StageContext? = nil, mode: Mode = .tileset)
+    throws
+  {
+    self.mode = mode
     report = context?.diagnostics
     writesPart = context?.shard != nil || context?.tileShare != nil
     reportsFeatures = (context?.tileShare?.index ?? 0) == 0
@@ -157,7 +176,9 @@ final class TilesStage: Stage {
       throw GeoPipeError.usage("--simplification must not be negative")
     }
     let lower = path.lowercased()
-    guard lower.hasSuffix(".mbtiles") || lower.hasSuffix(".pmtiles") else {
+    let writesFeatures: Bool
+    if case .featuresPart = mode { writesFeatures = true } else { writesFeatures = false }
+    guard writesFeatures || lower.hasSuffix(".mbtiles") || lower.hasSuffix(".pmtiles") else {
       throw GeoPipeError.usage("the tileset path must end in .mbtiles or .pmtiles: '\(path)'")
     }
     let stem = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
@@ -166,7 +187,8 @@ final class TilesStage: Stage {
     options.threads = threads
     try TilesOptions.apply(values, to: &options)
     options.share = context?.tileShare
-    if options.share != nil, let reason = ShardedTiles.singleReduceReason(values) {
+    if options.share != nil || writesFeatures, let reason = ShardedTiles.singleReduceReason(values)
+    {
       throw GeoPipeError.usage("tiles: cannot write a share of the tiles: \(reason)")
     }
     usage = PropertyUsage(
@@ -188,6 +210,12 @@ final class TilesStage: Stage {
     }
     // Before any feature is read: a path that cannot be written fails now, not after the
     // tiles are built.
+    if writesFeatures {
+      writer = nil
+      partFile = try OutputFile(path: path)
+      return
+    }
+    partFile = nil
     do {
       writer = try makeTilesetWriter(path: path)
     } catch let error as GeoPipeError {
@@ -204,6 +232,16 @@ final class TilesStage: Stage {
   }
 
   func finish(emit: Emit) throws {
+    switch mode {
+    case .featuresPart(let shard):
+      try writeFeaturesPart(shard: shard)
+      return
+    case .share(let parts):
+      withoutGeometry += try ShardedTiles.absorb(parts, into: tiler)
+    case .tileset:
+      break
+    }
+    guard let writer else { return }
     try usage.finish(report: { if reportsFeatures { report?($0) } })
     if guessesMaxZoom {
       guard let guess = tiler.guessMaxZoom() else {
@@ -241,5 +279,22 @@ final class TilesStage: Stage {
     }
   }
 
-  func abort() { writer.abort() }
+  /// Writes the shard's features, prepared for the shares of the tiles, to the part.
+  private func writeFeaturesPart(shard: Shard) throws {
+    guard let partFile else { return }
+    do {
+      try tiler.featuresPart(shard: shard, withoutGeometry: withoutGeometry).withUnsafeBytes {
+        try partFile.write($0)
+      }
+      try partFile.commit()
+    } catch {
+      partFile.abort()
+      throw error
+    }
+  }
+
+  func abort() {
+    writer?.abort()
+    partFile?.abort()
+  }
 }

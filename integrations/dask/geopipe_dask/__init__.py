@@ -1,5 +1,5 @@
 """Run geopipe pipeline files as shards and a merge on a Dask cluster."""
 
-from .runner import plan, run
+from .runner import QUIET_SETTINGS, local_cluster, plan, run
 
-__all__ = ["plan", "run"]
+__all__ = ["QUIET_SETTINGS", "local_cluster", "plan", "run"]

@@ -3,7 +3,7 @@
 import argparse
 import sys
 
-from .runner import GeopipeError, run
+from .runner import GeopipeError, local_cluster, run
 
 
 def main(argv=None):
@@ -39,12 +39,10 @@ def main(argv=None):
         if not separator:
             parser.error(f"--var {item}: expected NAME=VALUE")
         variables[name] = value
-    from distributed import Client, LocalCluster
+    from distributed import Client
     cluster = None
     if arguments.local_workers is not None:
-        cluster = LocalCluster(
-            n_workers=arguments.local_workers, threads_per_worker=1, processes=True,
-            dashboard_address=None)
+        cluster = local_cluster(arguments.local_workers)
         client = Client(cluster)
     else:
         client = Client(arguments.scheduler)

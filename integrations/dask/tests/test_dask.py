@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 
-from distributed import Client, LocalCluster
+from distributed import Client
 
 import geopipe_dask
 from geopipe_dask.runner import GeopipeError
@@ -83,8 +83,7 @@ def main():
             f.write(PIPELINE)
         write_input(folder, 300_000)
         expected = one_run(geopipe, folder)
-        cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                               dashboard_address=None)
+        cluster = geopipe_dask.local_cluster(2)
         client = Client(cluster)
         try:
             for shards in (1, 2, 3, 7):
