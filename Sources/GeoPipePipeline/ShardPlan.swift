@@ -25,8 +25,9 @@ import Darwin
 /// in one run, in the same order. The merge then runs the merge side as one run would.
 ///
 /// In several shards, a `tiles` step whose tiles depend on each feature alone (`tiled`) runs
-/// between the two, split by tile rather than by feature: N shares of the tile space each read
-/// all the parts of its input and write their tiles, and the merge copies them.
+/// between the two, split by tile rather than by feature: each shard writes its features,
+/// prepared for the tiler, to a features part, N shares of the tile space each absorb all the
+/// shards' features parts and write their tiles, and the merge copies them.
 public struct ShardPlan: Sendable {
   /// Which side of the split a step is on.
   public enum Side: Sendable, Equatable {

@@ -164,17 +164,7 @@ extension Tiler {
         guard k < keys.count, Int(type) < TileValue.fieldTypeNames.count else {
           throw TilesError("a layer's field types do not match the part's keys")
         }
-        let key = Int(keys[k])
-        if key >= layers[layer].fieldTypes.count {
-          layers[layer].fieldTypes += repeatElement(
-            0, count: key + 1 - layers[layer].fieldTypes.count)
-        }
-        let seen = layers[layer].fieldTypes[key]
-        if seen == 0 {
-          layers[layer].fieldTypes[key] = type
-        } else if seen != type {
-          layers[layer].fieldTypes[key] = TileValue.mixedFieldType
-        }
+        noteFieldType(type, layer: layer, key: Int(keys[k]))
       }
     }
     let base = features.count
@@ -183,68 +173,90 @@ extension Tiler {
       // Grown geometrically: parts added one by one must not each copy all features before.
       features.reserveCapacity(max(base + count, features.capacity * 2))
     }
-    for _ in 0..<count {
-      let flags = try input.varint()
-      let x = try input.double()
-      let y = try input.double()
-      let id: UInt64? = flags & 2 != 0 ? try input.varint() : nil
-      let minZoom = try input.zigzagInt()
-      let maxZoom = try input.zigzagInt()
-      guard Self.isWorldValue(x), Self.isWorldValue(y), abs(minZoom) <= 1 << 20,
-        abs(maxZoom) <= 1 << 20
-      else {
-        throw TilesError("a feature's position or zooms are out of range")
+    for n in 0..<count {
+      do {
+        features.append(
+          try Self.storedFeature(from: &input, keys: keys, values: values, layers: layerMap))
+      } catch let error as TilesError {
+        throw TilesError("stored feature \(n + 1) of \(count): \(error.description)")
       }
-      let layer = try input.int()
-      guard layer < layerMap.count else { throw TilesError("a feature's layer is not in the part") }
-      let index = try input.varint()
-      let tagCount = try input.count()
-      guard tagCount % 2 == 0 else { throw TilesError("a feature's tags do not come in pairs") }
-      var tags: [Int32] = []
-      tags.reserveCapacity(tagCount)
-      for _ in 0..<(tagCount / 2) {
-        let (key, value) = (try input.int(), try input.int())
-        guard key < keys.count, value < values.count else {
-          throw TilesError("a feature's tag is not in the part")
-        }
-        tags.append(keys[key])
-        tags.append(values[value])
-      }
-      let points = flags & 4 != 0 ? try input.geometry() : nil
-      if let points,
-        points.kind != .point || points.parts.count != 1 || points.parts[0].isEmpty
-          || flags & 1 != 0
-      {
-        throw TilesError("a feature's points are not a multipoint")
-      }
-      var stored = Stored(
-        points: points, id: id, tags: tags,
-        minZoom: minZoom, maxZoom: maxZoom, layer: layerMap[layer])
-      stored.x = x
-      stored.y = y
-      stored.isShape = flags & 1 != 0
-      stored.index = index
-      features.append(stored)
     }
-    for _ in 0..<(try input.count()) {
-      let feature = try input.int()
-      guard feature < count, features[base + feature].isShape else {
-        throw TilesError("a shape's feature is not a line or polygon of the part")
+    let shapeCount = try input.count()
+    for n in 0..<shapeCount {
+      do {
+        let (feature, shape) = try Self.shape(from: &input)
+        guard feature < count, features[base + feature].isShape else {
+          throw TilesError("its feature is not a line or polygon of the part")
+        }
+        shapes.append((Int32(base + feature), shape))
+      } catch let error as TilesError {
+        throw TilesError("shape \(n + 1) of \(shapeCount): \(error.description)")
       }
-      let shape = try input.geometry()
-      let ringsAddUp =
-        shape.kind == .polygon
-        ? shape.ringCounts.allSatisfy({ $0 > 0 })
-          && shape.ringCounts.reduce(0, +) == shape.parts.count
-        : shape.ringCounts.isEmpty
-      guard shape.kind != .point, ringsAddUp else {
-        throw TilesError("a shape's rings do not add up")
-      }
-      shapes.append((Int32(base + feature), shape))
     }
     guard input.atEnd else { throw TilesError("the part has bytes after its features") }
     summary.features += featureCount
     return (shard, withoutGeometry)
+  }
+
+  /// A stored feature of a part, its tags and layer renumbered through the tables the part's
+  /// were merged into (`keys`, `values`, `layers`: global numbers by the part's own).
+  private static func storedFeature(
+    from input: inout ProtobufDecoder, keys: [Int32], values: [Int32], layers layerMap: [Int32]
+  ) throws -> Stored {
+    let flags = try input.varint()
+    let x = try input.double()
+    let y = try input.double()
+    let id: UInt64? = flags & 2 != 0 ? try input.varint() : nil
+    let minZoom = try input.zigzagInt()
+    let maxZoom = try input.zigzagInt()
+    guard Self.isWorldValue(x), Self.isWorldValue(y), abs(minZoom) <= 1 << 20,
+      abs(maxZoom) <= 1 << 20
+    else {
+      throw TilesError("its position or zooms are out of range")
+    }
+    let layer = try input.int()
+    guard layer < layerMap.count else { throw TilesError("its layer is not in the part") }
+    let index = try input.varint()
+    let tagCount = try input.count()
+    guard tagCount % 2 == 0 else { throw TilesError("its tags do not come in pairs") }
+    var tags: [Int32] = []
+    tags.reserveCapacity(tagCount)
+    for _ in 0..<(tagCount / 2) {
+      let (key, value) = (try input.int(), try input.int())
+      guard key < keys.count, value < values.count else {
+        throw TilesError("its tag is not in the part's tables")
+      }
+      tags.append(keys[key])
+      tags.append(values[value])
+    }
+    let points = flags & 4 != 0 ? try input.geometry() : nil
+    if let points,
+      points.kind != .point || points.parts.count != 1 || points.parts[0].isEmpty
+        || flags & 1 != 0
+    {
+      throw TilesError("its points are not a multipoint")
+    }
+    var stored = Stored(
+      points: points, id: id, tags: tags,
+      minZoom: minZoom, maxZoom: maxZoom, layer: layerMap[layer])
+    stored.x = x
+    stored.y = y
+    stored.isShape = flags & 1 != 0
+    stored.index = index
+    return stored
+  }
+
+  /// A shape of a part: the number of its stored feature in the part, and its world geometry.
+  private static func shape(from input: inout ProtobufDecoder) throws -> (Int, WorldGeometry) {
+    let feature = try input.int()
+    let shape = try input.geometry()
+    let ringsAddUp =
+      shape.kind == .polygon
+      ? shape.ringCounts.allSatisfy({ $0 > 0 })
+        && shape.ringCounts.reduce(0, +) == shape.parts.count
+      : shape.ringCounts.isEmpty
+    guard shape.kind != .point, ringsAddUp else { throw TilesError("its rings do not add up") }
+    return (feature, shape)
   }
 }
 

@@ -55,8 +55,13 @@ extension Tiler {
       }
     }
     let number = Self.number(of: value, in: &valueNumbers, table: &valueTable)
-    let type = value.fieldType
-    let (l, k) = (Int(layer), Int(key))
+    noteFieldType(value.fieldType, layer: Int(layer), key: Int(key))
+    return (key, number)
+  }
+
+  /// Notes that layer `l` has values of field type `type` under key `k`: the key's type, or
+  /// Mixed once it has had two (the order values come in does not matter).
+  func noteFieldType(_ type: UInt8, layer l: Int, key k: Int) {
     if k >= layers[l].fieldTypes.count {
       layers[l].fieldTypes += repeatElement(0, count: k + 1 - layers[l].fieldTypes.count)
     }
@@ -64,7 +69,6 @@ extension Tiler {
     if seen != type && seen != TileValue.mixedFieldType {
       layers[l].fieldTypes[k] = seen == 0 ? type : TileValue.mixedFieldType
     }
-    return (key, number)
   }
 
   /// The number of `item` in `table`, where it is added when new.

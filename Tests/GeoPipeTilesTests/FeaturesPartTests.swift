@@ -92,6 +92,7 @@ import Testing
     }
     #expect(refused == (part.count + 6) / 7)
     var generator = SplitMix64(seed: 5)
+    var messages: [String] = []
     for _ in 0..<3000 {
       var damaged = part
       for _ in 0..<(1 + Int(generator.next() % 3)) {
@@ -99,9 +100,17 @@ import Testing
         damaged[at] = UInt8(truncatingIfNeeded: generator.next())
       }
       let tiler = Tiler(options: Self.options)
-      guard (try? tiler.absorb(featuresPart: damaged)) != nil else { continue }
+      do {
+        _ = try tiler.absorb(featuresPart: damaged)
+      } catch let error as TilesError {
+        messages.append(error.description)
+        continue
+      }
       _ = try? Self.written(by: tiler)
     }
+    // A damaged record is named by its place in the part.
+    #expect(messages.contains { $0.hasPrefix("stored feature ") && $0.contains(" of ") })
+    #expect(messages.contains { $0.hasPrefix("shape ") && $0.contains(" of ") })
   }
 
   /// A part prepared with other options is refused.

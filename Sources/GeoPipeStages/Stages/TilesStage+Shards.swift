@@ -7,9 +7,9 @@ import GeoPipeTiles
 
 /// `tiles` in shards: when each feature's tiles depend on it alone, the tile space is split.
 ///
-/// Every share of it (`merge --tile-share`) reads all the shards' features, in shard order
-/// (the input order), and writes only its share of the tiles, which are then those one run
-/// writes; the merge copies the shares' tiles into the output. With one shard, the shard
+/// Each shard writes its features, prepared for the tiler, to a features part; every share of
+/// the tile space (`merge --tile-share`) absorbs all the shards' parts, in shard order (the
+/// input order), and writes only its share of the tiles, which are then those one run writes; the merge copies the shares' tiles into the output. With one shard, the shard
 /// writes the whole tileset and the merge copies it.
 public enum ShardedTiles {
   /// Why a `tiles` step with these options must see every feature at once, or nil when each
@@ -96,23 +96,12 @@ public enum ShardedTiles {
     return withoutGeometry
   }
 
-  /// The bytes of a file, read straight into an array of its size.
+  /// The bytes of a file.
   private static func readWhole(_ path: String) throws -> [UInt8] {
-    var info = stat()
-    let size = stat(path, &info) == 0 ? Int(info.st_size) : 0
-    let source = try FileByteSource(path: path)
-    var bytes = [UInt8](repeating: 0, count: size + 1)
-    var filled = 0
-    while true {
-      if filled == bytes.count { bytes += repeatElement(0, count: max(bytes.count, 1 << 20)) }
-      let n = try bytes.withUnsafeMutableBytes { buffer in
-        try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
-      }
-      if n == 0 { break }
-      filled += n
+    guard let data = FileManager.default.contents(atPath: path) else {
+      throw GeoPipeError("cannot read '\(path)'", status: .noInput)
     }
-    bytes.removeLast(bytes.count - filled)
-    return bytes
+    return Array(data)
   }
 
   /// The options of a part of the step's tileset: written to `path`, with the layer and
