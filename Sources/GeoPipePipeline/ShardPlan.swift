@@ -249,7 +249,9 @@ public struct ShardPlan: Sendable {
   public func concatenate() throws -> [(path: String, records: Int)] {
     try concatenated.map { k in
       let path = plan.steps[k].values.string("path") ?? "-"
-      let file = try OutputFile(path: path)
+      // Direct I/O: the parts are copied past the page cache, whose fresh pages cost the
+      // kernel more than the copy itself.
+      let file = try OutputFile(path: path, direct: true)
       var records = 0
       let block = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 8)
       defer { block.deallocate() }

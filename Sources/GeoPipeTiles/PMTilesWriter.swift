@@ -7,7 +7,7 @@ import GeoPipeMercator
 /// `TileDeduplicator`).
 ///
 /// Tile data goes to a scratch file while tiles arrive; `finish` writes the archive to a
-/// temporary file beside its path (an `OutputFile`) and renames it into place.
+/// temporary file beside its path (an `OutputFile`, with direct I/O) and renames it into place.
 final class PMTilesWriter: TilesetWriter {
   struct Entry {
     var tileID: UInt64
@@ -31,7 +31,9 @@ final class PMTilesWriter: TilesetWriter {
   /// Checks `path` and opens the archive and the scratch file beside it; errors are
   /// `GeoPipeError`s (exit 73).
   init(path: String) throws {
-    output = try OutputFile(path: path)
+    // Direct I/O: the archive is a copy of the scratch file behind a header, written past the
+    // page cache (see `OutputFile`).
+    output = try OutputFile(path: path, direct: true)
     do {
       data = try ScratchFile(in: OutputPath.parent(of: path), for: path)
     } catch {
