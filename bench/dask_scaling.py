@@ -2,8 +2,8 @@
 
 Each cluster (`geopipe_dask.local_cluster`, the one `geopipe-dask run --local-workers`
 starts: one thread per worker, Dask's background sampling turned down; `GEOPIPE_THREADS=1`
-so that each geopipe process uses one thread) is started before the clock starts, as a user's cluster would be running; the time
-is that of `geopipe_dask.run`: `geopipe plan`, every shard (one per worker) and the merge.
+so that each geopipe process uses one thread) is started before the clock starts, as a user's
+cluster would be running, and the disk's pending writes are synced; the time is that of `geopipe_dask.run`: `geopipe plan`, every shard (one per worker) and the merge.
 Prints one line per worker count: `WORKERS SECONDS`.
 
 Usage: python dask_scaling.py GEOPIPE PIPELINE OUT_PREFIX [WORKERS...]
@@ -25,6 +25,9 @@ def timed_run(geopipe, pipeline, out, workers):
     shutil.rmtree(out, ignore_errors=True)
     with geopipe_dask.local_cluster(workers) as cluster, Client(cluster) as client:
         client.wait_for_workers(workers)
+        # The disk writes of the run before (and of removing its outputs) are not this run's.
+        os.sync()
+        time.sleep(1)
         start = time.perf_counter()
         geopipe_dask.run(pipeline, client, shards=workers, geopipe=geopipe,
                          variables={"out": out})

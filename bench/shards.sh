@@ -68,7 +68,9 @@ YAML
 
 # seconds WALL CPU from /usr/bin/time's output file
 secs() { awk '/^wall/ {w=$2} /^cpu/ {c=$2} END {print w, c}' "$1"; }
-timed() { # OUT CMD...: runs CMD, writes "wall S" and "cpu S" to OUT
+timed() { # OUT CMD...: syncs the disk's pending writes, runs CMD, writes "wall S" and "cpu S" to OUT
+  sync
+  sleep 1
   /usr/bin/time -f 'wall %e\ncpu %U %S' -o "$1.t" "${@:2}"
   awk '/^wall/ {print} /^cpu/ {printf "cpu %.2f\n", $2 + $3}' "$1.t" >"$1"
 }
