@@ -115,16 +115,26 @@ struct VectorTileLayerEncoder {
     count += 1
   }
 
+  /// The bytes of the layer's features, encoded.
+  var featureBytes: Int { features.bytes.count }
+
   /// The layer message, appended to a tile as field 3.
+  ///
+  /// The features, most of a layer's bytes, are copied once, straight into the tile: the
+  /// fields before and after them are encoded first, so the layer's length is known.
   func encode(into tile: inout ProtobufWriter, keyNames: [String], valueTable: [TileValue]) {
-    var layer = ProtobufWriter()
-    layer.varintField(15, 2)
-    layer.stringField(1, name)
-    layer.bytes.append(contentsOf: features.bytes)
-    for key in keys { layer.stringField(3, keyNames[Int(key)]) }
-    for value in values { valueTable[Int(value)].encode(into: &layer) }
-    layer.varintField(5, UInt64(extent))
-    tile.bytesField(3, layer.bytes)
+    var head = ProtobufWriter()
+    head.varintField(15, 2)
+    head.stringField(1, name)
+    var tail = ProtobufWriter()
+    for key in keys { tail.stringField(3, keyNames[Int(key)]) }
+    for value in values { valueTable[Int(value)].encode(into: &tail) }
+    tail.varintField(5, UInt64(extent))
+    tile.key(3, 2)
+    tile.varint(UInt64(head.bytes.count + features.bytes.count + tail.bytes.count))
+    tile.bytes.append(contentsOf: head.bytes)
+    tile.bytes.append(contentsOf: features.bytes)
+    tile.bytes.append(contentsOf: tail.bytes)
   }
 
   private static func index(
