@@ -10,8 +10,8 @@ import Darwin
 ///
 /// A large copy written this way costs the kernel almost nothing (filling fresh page-cache
 /// pages is most of the cost of writing a file on some virtual machines: 0.3–2 s per 500 MB,
-/// against 0.35 s direct). A file system without direct I/O (tmpfs) turns it down at the
-/// first write, and the bytes go through the cache as usual.
+/// against 0.35 s direct). A file system without direct I/O (tmpfs) turns direct mode down
+/// when it is asked for, or at the first write, and the bytes go through the cache as usual.
 final class DirectStaging {
   /// The alignment direct I/O needs of addresses, lengths and offsets (a multiple of any
   /// device's logical block).

@@ -111,17 +111,15 @@ public final class OutputFile: ByteSink {
     let descriptor = fd
     fd = -1
     self.temporaryPath = nil
+    // The bytes still gathered for direct I/O.
+    let staged = staging?.finish() ?? 0
+    staging = nil
+    if staged != 0 {
+      close(descriptor)
+      destination.discard(temporary: temporaryPath)
+      try check(staged)
+    }
     do {
-      if let staging {
-        self.staging = nil
-        let code = staging.finish()
-        if code != 0 {
-          close(descriptor)
-          unlink(temporaryPath)
-          TemporaryFiles.unregister(temporaryPath)
-          try check(code)
-        }
-      }
       try destination.commit(temporary: temporaryPath, fd: descriptor)
     } catch {
       destination.discard(temporary: nil)
