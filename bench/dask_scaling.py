@@ -3,7 +3,8 @@
 Each cluster (`geopipe_dask.local_cluster`, the one `geopipe-dask run --local-workers`
 starts: one thread per worker, Dask's background sampling turned down; `GEOPIPE_THREADS=1`
 so that each geopipe process uses one thread) is started before the clock starts, as a user's
-cluster would be running, and the disk's pending writes are synced; the time is that of `geopipe_dask.run`: `geopipe plan`, every shard (one per worker) and the merge.
+cluster would be running, and the disk's pending writes are synced; the time is that of
+`geopipe_dask.run`: `geopipe plan`, every shard (one per worker) and the merge.
 With `--repeat R`, each worker count runs R times, the counts taking turns; prints one line
 per worker count: `WORKERS BEST ALL`, the best time and every time (comma-separated).
 
